@@ -1,0 +1,111 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { LINK_KINDS, ServiceError, type LinkKind, type Service } from '../../src/index.js';
+import { errorResponse, onError, type RouterEnv } from './errors.js';
+import { param, readJsonBody, readTransferables } from './request.js';
+import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
+
+export interface HonoRouterOptions {
+  /** Largest request body accepted, in bytes; larger ones answer 413. Default: 10 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+const noContent = (c: Context) => c.body(null, 204);
+
+/**
+ * A Hono app with every route of the service at the API's paths. Mount it with `app.route(prefix,
+ * router)` in your own Hono app, or serve it as is. Errors are answered by the router's own
+ * `onError`, so they keep their shape when mounted.
+ */
+export function createHonoRouter(service: Service, options: HonoRouterOptions = {}): Hono<RouterEnv> {
+  const app = new Hono<RouterEnv>();
+  app.onError(onError);
+  app.use(
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? 10 * 1024 * 1024,
+      onError: (c) =>
+        errorResponse(c, new ServiceError('PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts.')),
+    }),
+  );
+
+  // Conversations
+  app.post('/conversations/create', async (c) => c.json(await service.createConversation(await readJsonBody(c), readTransferables(c))));
+  app.get('/conversations', async (c) => c.json(await service.listConversations(readTransferables(c))));
+  app.post('/conversations/:conversation/delete', async (c) => {
+    await service.deleteConversation(param(c, 'conversation'));
+    return noContent(c);
+  });
+  app.post('/conversation/update', async (c) => c.json(await service.updateConversation(await readJsonBody(c), readTransferables(c))));
+  app.get('/conversation/:conversation', async (c) => {
+    // The spec declares 410 for an unknown conversation on this route alone.
+    c.set('statusOverrides', { NOT_FOUND: 410 });
+    return c.json(await service.getConversation(param(c, 'conversation'), readTransferables(c)));
+  });
+  app.get('/conversation/:conversation/messages', async (c) =>
+    c.json(await service.listConversationMessages(param(c, 'conversation'), readTransferables(c))),
+  );
+  app.post('/conversation/:conversation/rename', async (c) =>
+    c.json(await service.renameConversation(param(c, 'conversation'), readTransferables(c))),
+  );
+  app.post('/conversation/:conversation/summarize', async (c) =>
+    c.json(await service.summarizeConversation(param(c, 'conversation'), await readJsonBody(c))),
+  );
+  app.post('/conversation/:conversation/scores/increment', async (c) => {
+    await service.incrementConversationScores(param(c, 'conversation'), await readJsonBody(c));
+    return noContent(c);
+  });
+
+  // Links: one route per verb of each link kind, from the table.
+  for (const kind of Object.keys(LINK_KINDS) as LinkKind[]) {
+    const route = LINK_ROUTES[kind];
+    for (const [verbs, change] of [
+      [route.associate, service.associate],
+      [route.disassociate, service.disassociate],
+    ] as const) {
+      for (const verb of verbs) {
+        app.post(`/conversation/:conversation/${route.path}/${verb}/:target`, async (c) => {
+          await change(kind, param(c, 'conversation'), param(c, 'target'));
+          return noContent(c);
+        });
+      }
+    }
+  }
+
+  // Messages and the other records conversations link to.
+  app.post('/messages/create', async (c) => c.json(await service.createMessage(await readJsonBody(c), readTransferables(c))));
+  app.post('/messages/:message/delete', async (c) => {
+    await service.deleteMessage(param(c, 'message'));
+    return noContent(c);
+  });
+  for (const route of Object.values(RECORD_ROUTES)) {
+    const create = service[route.create] as (seed: unknown, read?: object) => Promise<unknown>;
+    const list = service[route.list] as (read?: object) => Promise<unknown>;
+    const remove = service[route.delete];
+    app.post(`/${route.path}/create`, async (c) => c.json(await create(await readJsonBody(c), readTransferables(c))));
+    app.get(`/${route.path}`, async (c) => c.json(await list(readTransferables(c))));
+    app.post(`/${route.path}/:id/delete`, async (c) => {
+      await remove(param(c, 'id'));
+      return noContent(c);
+    });
+  }
+
+  // Models
+  app.get('/models', async (c) => c.json(await service.listModels()));
+  app.post('/models/create', async (c) => c.json(await service.createModel(await readJsonBody(c))));
+  app.post('/models/unload', async (c) => {
+    await service.unloadModels();
+    return noContent(c);
+  });
+  app.post('/models/:model/delete', async (c) => {
+    await service.deleteModel(param(c, 'model'));
+    return noContent(c);
+  });
+  app.post('/models/:model/delete/cache', async (c) =>
+    c.json(await service.deleteModelCache(param(c, 'model'), await readJsonBody(c))),
+  );
+
+  app.notFound((c) =>
+    c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}.` } }, 404),
+  );
+  return app;
+}

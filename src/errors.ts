@@ -1,0 +1,70 @@
+/**
+ * Every failure the service reports on purpose. Codes are transport-neutral: the HTTP adapter maps
+ * each one to a status in a single table, and a new code does not compile until it is mapped there.
+ */
+export type ErrorCode =
+  /** The input does not match its schema; `issues` names the fields at fault. */
+  | 'INVALID_INPUT'
+  /** A record named by id does not exist. */
+  | 'NOT_FOUND'
+  /** The write would create a duplicate (a model that already exists). */
+  | 'CONFLICT'
+  /** The operation is not allowed on this record (deleting a built-in model, say). */
+  | 'FORBIDDEN'
+  /** The record exists but has nothing the operation can work on (no text to name or summarize). */
+  | 'UNPROCESSABLE'
+  /** The request body is larger than the service accepts. */
+  | 'PAYLOAD_TOO_LARGE';
+
+/** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
+export interface InputIssue {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+/** Details an error carries besides its message; all optional. */
+export interface ServiceErrorDetails {
+  /** The kind of record concerned, e.g. `conversation`, `model`. */
+  readonly resource?: string;
+  /** The id at fault. */
+  readonly id?: string;
+  /** Field-level problems of an invalid input. */
+  readonly issues?: readonly InputIssue[];
+  /** For conflicts: the id of the record that already exists. */
+  readonly existingId?: string;
+}
+
+const BRAND = Symbol.for('conversation-model-service.error');
+
+/**
+ * The one error type the service throws on purpose. Anything else that escapes an operation is a bug.
+ * Detect it with {@link isServiceError} rather than `instanceof`, which fails across duplicated bundles.
+ */
+export class ServiceError extends Error {
+  readonly [BRAND] = true;
+  override readonly name = 'ServiceError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ServiceErrorDetails = {},
+  ) {
+    super(message);
+  }
+
+  /** A plain JSON form, the body of an error answer. */
+  toJSON(): { code: ErrorCode; message: string } & ServiceErrorDetails {
+    return { code: this.code, message: this.message, ...this.details };
+  }
+}
+
+/** True for errors thrown by this service, whichever copy of the package threw them. */
+export function isServiceError(value: unknown): value is ServiceError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+export const notFound = (resource: string, id: string): ServiceError =>
+  new ServiceError('NOT_FOUND', `No ${resource} has the id "${id}".`, { resource, id });
+
+export const invalidInput = (message: string, issues: readonly InputIssue[] = []): ServiceError =>
+  new ServiceError('INVALID_INPUT', message, { issues });

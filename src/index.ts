@@ -1,0 +1,13 @@
+export { createService, type Service, type ServiceOptions, type LinkMethods } from './service.js';
+export type { ReadOptions } from './operations/context.js';
+export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
+export { LLM_USAGES, isLlm } from './operations/models.js';
+export { ServiceError, isServiceError, type ErrorCode, type InputIssue, type ServiceErrorDetails } from './errors.js';
+export type { ModelRegistry, ReadView, Repository, Summarizer, SummarizerMessage, SummarizerModelInfo, Transaction } from './ports.js';
+export { createMemoryRepository } from './stores/memory.js';
+export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file.js';
+export { createLocalModelRegistry, type LocalModelRegistryOptions } from './models/local-registry.js';
+export { createExtractiveSummarizer, createFakeSummarizer } from './summarizers/index.js';
+export * as schemas from './schemas/index.js';
+export type * from './records.js';
+export type * from './wire.js';

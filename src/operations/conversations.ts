@@ -1,0 +1,125 @@
+import { deleteRecord } from '../relations.js';
+import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord } from '../records.js';
+import { renderConversation, renderMessages } from '../render/conversation.js';
+import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
+import { seededConversationSchema } from '../schemas/seeds.js';
+import { parseInput } from '../validate.js';
+import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
+import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
+
+/** Creates a conversation, with the messages, anchors and annotations it is seeded with. */
+export async function createConversation(ctx: OperationContext, seed: unknown, options?: ReadOptions): Promise<Conversation> {
+  const input = parseInput(seededConversationSchema, seed, 'SeededConversation');
+  const render = renderOptions(options);
+  const now = ctx.now();
+  const id = ctx.newId();
+  return ctx.repository.transact((tx) => {
+    const messages: MessageRecord[] = (input.messages ?? []).map((message) => ({
+      ...message,
+      id: ctx.newId(),
+      created: message.created ?? now,
+      updated: now,
+      conversation: id,
+      annotations: [],
+      groundedConversations: [],
+    }));
+    const anchors: AnchorRecord[] = (input.anchors ?? []).map((anchor) => ({
+      ...anchor,
+      id: ctx.newId(),
+      point: ctx.newId(),
+      created: now,
+      updated: now,
+      conversations: [id],
+    }));
+    const annotations: AnnotationRecord[] = (input.annotations ?? []).map(({ model, ...annotation }) => ({
+      ...annotation,
+      ...(model ? { model: { id: model } } : {}),
+      id: ctx.newId(),
+      created: now,
+      updated: now,
+      conversation: id,
+      messages: [],
+    }));
+    const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
+    const conversation: ConversationRecord = {
+      ...fields,
+      id,
+      created: now,
+      updated: now,
+      messages: messages.map((m) => m.id),
+      annotations: annotations.map((a) => a.id),
+      anchors: anchors.map((a) => a.id),
+      assets: [],
+      websites: [],
+      summaries: [],
+      groundingMessages: [],
+      groundingRanges: [],
+    };
+    for (const message of messages) tx.put('messages', message);
+    for (const anchor of anchors) tx.put('anchors', anchor);
+    for (const annotation of annotations) tx.put('annotations', annotation);
+    tx.put('conversations', conversation);
+    return renderConversation(tx, conversation, render);
+  });
+}
+
+/** Every conversation, oldest first. */
+export async function listConversations(ctx: OperationContext, options?: ReadOptions): Promise<ListOf<Conversation>> {
+  const render = renderOptions(options);
+  return ctx.repository.read((view) => ({
+    iterable: view.list('conversations').map((conversation) => renderConversation(view, conversation, render)),
+  }));
+}
+
+export async function getConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
+  const id = parseId(conversationId, 'conversation id');
+  const render = renderOptions(options);
+  return ctx.repository.read((view) => renderConversation(view, mustGet(view, 'conversations', id, 'conversation'), render));
+}
+
+/** The conversation's messages in order, with `indices` giving each message's position. */
+export async function listConversationMessages(
+  ctx: OperationContext,
+  conversationId: string,
+  options?: ReadOptions,
+): Promise<ConversationMessages> {
+  const id = parseId(conversationId, 'conversation id');
+  const render = renderOptions(options);
+  return ctx.repository.read((view) => renderMessages(view, mustGet(view, 'conversations', id, 'conversation'), render));
+}
+
+/**
+ * Deletes the conversation with its messages and annotations, and unlinks it from every anchor,
+ * asset, website, workstream summary and range.
+ */
+export async function deleteConversation(ctx: OperationContext, conversationId: string): Promise<void> {
+  const id = parseId(conversationId, 'conversation id');
+  const now = ctx.now();
+  await ctx.repository.transact((tx) => {
+    mustGet(tx, 'conversations', id, 'conversation');
+    deleteRecord(tx, 'conversations', id, now);
+  });
+}
+
+/**
+ * Applies the mutable fields of a Conversation body (name, favorited, type, model, application,
+ * pipeline, demo, deleted; `null` clears a field) and bumps `updated`. Ignores `created`,
+ * `messages` and every link: those change through their own operations.
+ */
+export async function updateConversation(ctx: OperationContext, body: unknown, options?: ReadOptions): Promise<Conversation> {
+  const { id, ...changes } = parseInput(conversationUpdateSchema, body, 'Conversation');
+  const render = renderOptions(options);
+  const now = ctx.now();
+  return ctx.repository.transact((tx) => {
+    const current = mustGet(tx, 'conversations', id, 'conversation');
+    const next: Record<string, unknown> = { ...current, updated: now };
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      if (value === null) delete next[field];
+      else next[field] = value;
+    }
+    const conversation = next as unknown as ConversationRecord;
+    tx.put('conversations', conversation);
+    return renderConversation(tx, conversation, render);
+  });
+}

@@ -1,0 +1,100 @@
+import { ServiceError, invalidInput } from '../errors.js';
+import type { ReadView, SummarizerMessage } from '../ports.js';
+import type { AnnotationRecord, ConversationRecord } from '../records.js';
+import { RELATIONS, link } from '../relations.js';
+import { renderConversation } from '../render/conversation.js';
+import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
+import { parseInput } from '../validate.js';
+import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
+import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
+
+/** Names the conversation with the Summarizer's title for its messages; answers the conversation. */
+export async function renameConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
+  const id = parseId(conversationId, 'conversation id');
+  const render = renderOptions(options);
+  const messages = await ctx.repository.read((view) => textMessages(view, mustGet(view, 'conversations', id, 'conversation')));
+  if (messages.length === 0) throw nothingToSay(id, 'name');
+  const name = (await ctx.summarizer.title(messages)).trim();
+  if (!name) throw nothingToSay(id, 'name');
+  const now = ctx.now();
+  return ctx.repository.transact((tx) => {
+    const conversation: ConversationRecord = { ...mustGet(tx, 'conversations', id, 'conversation'), name, updated: now };
+    tx.put('conversations', conversation);
+    return renderConversation(tx, conversation, render);
+  });
+}
+
+/**
+ * Summarizes the conversation (or only the messages named in `input.messages`) and stores the text
+ * as a SUMMARY annotation linked to the conversation and to each message it covers.
+ */
+export async function summarizeConversation(
+  ctx: OperationContext,
+  conversationId: string,
+  input?: unknown,
+): Promise<ConversationSummarizeOutput> {
+  const id = parseId(conversationId, 'conversation id');
+  const { messages: named } = parseInput(conversationSummarizeInputSchema.optional(), input, 'ConversationSummarizeInput') ?? {};
+  const messages = await ctx.repository.read((view) => {
+    const conversation = mustGet(view, 'conversations', id, 'conversation');
+    const all = textMessages(view, conversation);
+    if (!named) return all;
+    named.iterable.forEach(({ id: messageId }, index) => {
+      if (!conversation.messages.includes(messageId)) {
+        throw invalidInput(`Message "${messageId}" is not a message of conversation "${id}".`, [
+          { path: ['messages', 'iterable', index, 'id'], message: 'not a message of this conversation' },
+        ]);
+      }
+    });
+    const wanted = new Set(named.iterable.map((message) => message.id));
+    return all.filter((message) => wanted.has(message.id));
+  });
+  if (messages.length === 0) throw nothingToSay(id, 'summarize');
+  const text = (await ctx.summarizer.summarize(messages)).trim();
+  if (!text) throw nothingToSay(id, 'summarize');
+  const now = ctx.now();
+  const annotation: AnnotationRecord = {
+    id: ctx.newId(),
+    created: now,
+    updated: now,
+    type: 'SUMMARY',
+    text,
+    mechanism: 'AUTOMATIC',
+    model: { id: ctx.summarizer.model.id },
+    messages: [],
+  };
+  await ctx.repository.transact((tx) => {
+    mustGet(tx, 'conversations', id, 'conversation');
+    tx.put('annotations', annotation);
+    link(tx, ANNOTATIONS_OF_CONVERSATION, id, annotation.id, now);
+    for (const message of messages) {
+      if (tx.get('messages', message.id)) link(tx, ANNOTATIONS_OF_MESSAGE, message.id, annotation.id, now);
+    }
+  });
+  return { conversation: { id }, annotation: { id: annotation.id } };
+}
+
+const relationBetween = (a: string, b: string) => {
+  const relation = RELATIONS.find((r) => r.a.collection === a && r.b.collection === b);
+  if (!relation) throw new Error(`No relation between ${a} and ${b}`);
+  return relation;
+};
+const ANNOTATIONS_OF_CONVERSATION = relationBetween('conversations', 'annotations');
+const ANNOTATIONS_OF_MESSAGE = relationBetween('messages', 'annotations');
+
+/** The conversation's messages that have text, as the Summarizer sees them. */
+function textMessages(view: ReadView, conversation: ConversationRecord): SummarizerMessage[] {
+  const messages: SummarizerMessage[] = [];
+  for (const messageId of conversation.messages) {
+    const message = view.get('messages', messageId);
+    const text = message?.fragment?.string?.raw?.trim();
+    if (message && text) messages.push({ id: message.id, role: message.role, text });
+  }
+  return messages;
+}
+
+const nothingToSay = (id: string, verb: 'name' | 'summarize'): ServiceError =>
+  new ServiceError('UNPROCESSABLE', `Conversation "${id}" has no message text to ${verb}.`, {
+    resource: 'conversation',
+    id,
+  });

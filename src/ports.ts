@@ -1,0 +1,95 @@
+import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
+
+/** A consistent, synchronous view of the stored records. Records are deep-frozen, never live. */
+export interface ReadView {
+  /** The record with this id, or undefined. Build a new record to change it. */
+  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined;
+  /** Every record of the collection, in insertion order. */
+  list<C extends CollectionName>(collection: C): readonly Collections[C][];
+}
+
+/**
+ * The view inside one transaction: reads see the transaction's own writes; nothing is visible to
+ * others, or stored, until the transaction's function returns.
+ */
+export interface Transaction extends ReadView {
+  /** Inserts or replaces the record with `record.id`. */
+  put<C extends CollectionName>(collection: C, record: Collections[C]): void;
+  /** Removes the record; removing an absent record does nothing. */
+  delete(collection: CollectionName, id: string): void;
+}
+
+/**
+ * Where records live: the ConversationStore. Implementations: `createMemoryRepository` and
+ * `createJsonFileRepository`; both pass the contract suite in `test/contracts/`.
+ */
+export interface Repository {
+  /**
+   * Runs `fn` against a consistent view of the committed records and answers its result. Records
+   * are deep-frozen: a reader can keep them without copying, and cannot change what is stored.
+   */
+  read<T>(fn: (view: ReadView) => T): Promise<T>;
+  /**
+   * Runs `fn` and applies its writes atomically: all of them or, if `fn` throws, none. Transactions
+   * run one at a time. The promise resolves once the writes are stored (on disk, for file stores).
+   */
+  transact<T>(fn: (tx: Transaction) => T): Promise<T>;
+  /** Finishes pending writes and releases the store's resources (file handles, locks). */
+  close(): Promise<void>;
+}
+
+/** One message as a summarizer sees it: who said it and its plain text. */
+export interface SummarizerMessage {
+  readonly id: string;
+  readonly role: MessageRole;
+  readonly text: string;
+}
+
+/** How a summarizer describes itself in the models snapshot (the rest of the Model is derived). */
+export interface SummarizerModelInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  /** The API's ModelUsageEnum, e.g. `CODE_CONVERSATION`. */
+  readonly usage: string;
+  /** The API's ModelTypeEnum: `BALANCED`, `SPEED` or `ACCURACY`. */
+  readonly type: string;
+  readonly provider?: string;
+  readonly foundation?: string;
+  readonly cloud?: boolean;
+}
+
+/**
+ * Writes titles and summaries of conversations. The service only calls it with at least one message
+ * that has text; an implementation may still answer an empty string when it finds nothing to say,
+ * and the service then reports that the conversation has nothing to name or summarize.
+ */
+export interface Summarizer {
+  /** The model record that stands for this summarizer in the snapshot. */
+  readonly model: SummarizerModelInfo;
+  /** A short title (a few words, no trailing period) for the conversation made of `messages`. */
+  title(messages: readonly SummarizerMessage[]): Promise<string>;
+  /** A few sentences that summarize `messages` from an observer's point of view. */
+  summarize(messages: readonly SummarizerMessage[]): Promise<string>;
+  /** True while the summarizer holds its model in memory. */
+  isLoaded(): boolean;
+  /** Releases what the summarizer holds in memory; the next call loads it again. */
+  unload(): Promise<void>;
+}
+
+/**
+ * The runtime side of models: which models ship with the service, what is loaded, what is
+ * downloaded. Custom models are records in the Repository; this port owns everything else.
+ */
+export interface ModelRegistry {
+  /** Models that ship with the service (`custom: false`), with their live `loaded`/`downloaded` state. */
+  builtins(): readonly ModelRecord[];
+  /** Releases every model held in memory. Answers the ids of the models that were loaded. */
+  unloadAll(): Promise<string[]>;
+  /**
+   * Removes the files downloaded for `modelId` (its folder in the cache root) and nothing else.
+   * Removing a cache that does not exist is not an error.
+   */
+  deleteCache(modelId: string): Promise<void>;
+}

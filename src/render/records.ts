@@ -1,0 +1,54 @@
+import type { AnchorRecord, AssetRecord, RangeRecord, WebsiteRecord, WorkstreamSummaryRecord } from '../records.js';
+import type { Anchor, Asset, Range, Website, WorkstreamSummary } from '../wire.js';
+import { idList, renderFragment, type RenderOptions } from './lists.js';
+
+export function renderAnchor(record: AnchorRecord): Anchor {
+  const { conversations, fullpath, platform, point, ...fields } = record;
+  const reference = { id: point, created: record.created, updated: record.updated, fullpath, anchor: { id: record.id } };
+  return {
+    ...fields,
+    points: { iterable: [{ id: point, reference: platform ? { ...reference, platform } : reference }] },
+    conversations: idList(conversations),
+  };
+}
+
+/** An asset with its one format; the format's fragment is its transferable content. */
+export function renderAsset(record: AssetRecord, options: RenderOptions): Asset {
+  const { conversations, content, format, application = {}, ...fields } = record;
+  const raw = content?.string?.raw ?? '';
+  const fragment = renderFragment(content, options);
+  return {
+    ...fields,
+    formats: {
+      iterable: [
+        {
+          id: format,
+          creator: record.creator,
+          created: record.created,
+          updated: record.updated,
+          classification: { generic: 'TEXT' },
+          role: 'BOTH',
+          application,
+          asset: { id: record.id },
+          bytes: { value: Buffer.byteLength(raw) },
+          ...(fragment ? { fragment } : {}),
+        },
+      ],
+    },
+    preview: { base: { id: format } },
+    original: { id: format },
+    conversations: idList(conversations),
+  };
+}
+
+export function renderWebsite(record: WebsiteRecord): Website {
+  return { ...record, conversations: idList(record.conversations) };
+}
+
+export function renderWorkstreamSummary(record: WorkstreamSummaryRecord): WorkstreamSummary {
+  return { ...record, conversations: idList(record.conversations) };
+}
+
+export function renderRange(record: RangeRecord): Range {
+  return { ...record, conversations: idList(record.conversations) };
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** Upper bound of names and short texts; a guard against accidental megabyte titles. */
+export const MAX_NAME_LENGTH = 1_000;
+
+/** A record id as it arrives in a path or a body: non-empty, bounded, no control characters. */
+export const idSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
+
+export const referenceSchema = z.object({ id: idSchema });
+
+/** The API's GroupedTimestamp: `{ value: ISO 8601 }`. */
+export const timestampSchema = z.object({
+  value: z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date'),
+  readable: z.string().optional(),
+});
+
+export const transferableStringSchema = z.object({
+  raw: z.string().optional(),
+  base64: z.string().optional(),
+  base64_url: z.string().optional(),
+  data_url: z.string().optional(),
+});
+
+export const fragmentSchema = z.object({
+  string: transferableStringSchema.optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A list wrapper of references: `{ iterable: [{ id }] }`. */
+export const referenceListSchema = z.object({ iterable: z.array(referenceSchema) });
+
+export const nameSchema = z.string().max(MAX_NAME_LENGTH);
+
+/** A free-form nested object we keep as given (application, pipeline, model capabilities…). */
+export const looseRecordSchema = z.record(z.string(), z.unknown());
+
+export const messageRoleSchema = z.enum(['UNKNOWN', 'USER', 'SYSTEM', 'ASSISTANT']);
+export const conversationTypeSchema = z.enum(['UNKNOWN', 'COPILOT']);
+export const sentimentSchema = z.enum(['UNKNOWN', 'LIKE', 'DISLIKE', 'REPORT']);
+export const annotationTypeSchema = z.enum([
+  'UNKNOWN',
+  'DESCRIPTION',
+  'COMMENT',
+  'DOCUMENTATION',
+  'SUMMARY',
+  'EXPLANATION',
+  'GIT_COMMIT',
+]);
+export const anchorTypeSchema = z.enum(['UNKNOWN', 'FILE', 'DIRECTORY']);
+export const mechanismSchema = z.enum([
+  'UNKNOWN',
+  'MANUAL',
+  'RECOMMENDED',
+  'AUTOMATIC',
+  'INTERNAL',
+  'DELETED',
+  'EXTERNAL_AGENT',
+]);
+
+/** Wire enums with many values that grow with each client release: any upper-case token. */
+export const openEnumSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.+]{1,64}$/, 'must be an enum value such as LLAMA_3_8B');

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { looseRecordSchema, nameSchema, openEnumSchema, timestampSchema } from './common.js';
+
+export const modelUsageSchema = z.enum([
+  'UNKNOWN', 'OCR', 'CODE_CLASSIFICATION', 'TEXT_VS_CODE', 'TAGIFY_CODE', 'TLP_TAG_SEARCH',
+  'TLP_NEURAL_CODE_SEARCH', 'TAGIFY_COLOR_FROM_CODE', 'CODE_DESCRIPTION', 'CODE_TITLE',
+  'CODE_SEARCH_QUERIES', 'CODE_EXTRACTIVE_TAGS', 'CODE_EXTRACTIVE_LINKS', 'CODE_CONVERSATION',
+  'CODE_GENERATION', 'CODE_SEARCH', 'CODE_DISCOVERY', 'CODE_RELATED_PEOPLE', 'CODE_FRAMEWORK',
+  'VIDEO_OCR', 'TEXT_VS_CODE_SEGMENTATION', 'TEXT_EMBEDDING', 'TECHNICAL_ERROR',
+]);
+
+export const modelTypeSchema = z.enum(['UNKNOWN', 'BALANCED', 'SPEED', 'ACCURACY']);
+
+const byteDescriptorSchema = z.object({ value: z.number().nonnegative(), readable: z.string() });
+
+/** Body of `POST /models/create`: a Model without id, loaded, downloading and score. */
+export const seededModelSchema = z.object({
+  version: z.string().min(1).max(128),
+  created: timestampSchema,
+  name: nameSchema.min(1),
+  cloud: z.boolean(),
+  type: modelTypeSchema,
+  usage: modelUsageSchema,
+  description: z.string().max(10_000).optional(),
+  bytes: byteDescriptorSchema.optional(),
+  ram: byteDescriptorSchema.optional(),
+  quantization: z.string().max(128).optional(),
+  foundation: openEnumSchema.optional(),
+  downloaded: z.boolean().optional(),
+  unique: z.string().min(1).max(512).optional(),
+  parameters: z.number().nonnegative().optional(),
+  provider: openEnumSchema.optional(),
+  cpu: z.boolean().optional(),
+  maxTokens: looseRecordSchema.optional(),
+  custom: z.boolean().optional(),
+  capabilities: looseRecordSchema.optional(),
+});
+
+/** Body of models/{m}/delete/cache: `{}` or nothing; unknown keys are ignored. */
+export const modelDeleteCacheInputSchema = z.object({});
+
+export type SeededModel = z.infer<typeof seededModelSchema>;

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { LINK_KINDS, type LinkKind } from './links.js';
+import { createLocalModelRegistry } from './models/local-registry.js';
+import type { OperationContext, ReadOptions } from './operations/context.js';
+import * as conversations from './operations/conversations.js';
+import * as links from './operations/links.js';
+import * as models from './operations/models.js';
+import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
+import type { RecordKindName } from './operations/record-kinds.js';
+import { incrementConversationScores } from './operations/scores.js';
+import { renameConversation, summarizeConversation } from './operations/summaries.js';
+import type { ModelRegistry, Repository, Summarizer } from './ports.js';
+import { createJsonFileRepository } from './stores/json-file.js';
+import { createMemoryRepository } from './stores/memory.js';
+import { createExtractiveSummarizer } from './summarizers/extractive.js';
+import type {
+  Anchor,
+  Annotation,
+  Asset,
+  Conversation,
+  ConversationMessage,
+  ConversationMessages,
+  ConversationSummarizeOutput,
+  ListOf,
+  Model,
+  ModelDeleteCacheOutput,
+  Range,
+  Website,
+  WorkstreamSummary,
+} from './wire.js';
+
+export interface ServiceOptions {
+  /**
+   * Folder for the data file (`db.json`) and the models' caches (`models/<id>/`). Without it and
+   * without `repository`, everything stays in memory.
+   */
+  readonly dataDir?: string;
+  /** Where records live. Default: a JSON file in `dataDir`, or memory. */
+  readonly repository?: Repository;
+  /** Writes titles and summaries. Default: the embedded extractive summarizer. */
+  readonly summarizer?: Summarizer;
+  /** Built-in models and caches. Default: the summarizer as the one built-in, caches in `dataDir/models`. */
+  readonly modelRegistry?: ModelRegistry;
+  /** The clock, for tests. Default: `() => new Date()`. */
+  readonly clock?: () => Date;
+  /** Id source, for tests. Default: `crypto.randomUUID`. */
+  readonly generateId?: () => string;
+}
+
+type Capitalized<K extends string> = Capitalize<K>;
+
+/** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
+export type LinkMethods = {
+  [K in LinkKind as `associate${Capitalized<K>}`]: (conversation: string, target: string) => Promise<void>;
+} & {
+  [K in LinkKind as `disassociate${Capitalized<K>}`]: (conversation: string, target: string) => Promise<void>;
+};
+
+/** The operations of the service. Every method validates its input and throws ServiceError. */
+export interface Service extends LinkMethods {
+  // The spec's conversation operations
+  getConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
+  listConversationMessages(conversation: string, options?: ReadOptions): Promise<ConversationMessages>;
+  renameConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
+  summarizeConversation(conversation: string, input?: unknown): Promise<ConversationSummarizeOutput>;
+  updateConversation(conversation: unknown, options?: ReadOptions): Promise<Conversation>;
+  incrementConversationScores(conversation: string, increment?: unknown): Promise<void>;
+  /** Links a conversation to a record of `kind`; the `associateX` methods are shorthands. */
+  associate(kind: LinkKind, conversation: string, target: string): Promise<void>;
+  disassociate(kind: LinkKind, conversation: string, target: string): Promise<void>;
+  // The spec's model operations
+  createModel(seed?: unknown): Promise<Model>;
+  deleteModel(model: string): Promise<void>;
+  deleteModelCache(model: string, input?: unknown): Promise<ModelDeleteCacheOutput>;
+  listModels(): Promise<ListOf<Model>>;
+  unloadModels(): Promise<void>;
+  // What the spec's operations act on
+  createConversation(seed: unknown, options?: ReadOptions): Promise<Conversation>;
+  listConversations(options?: ReadOptions): Promise<ListOf<Conversation>>;
+  deleteConversation(conversation: string): Promise<void>;
+  createMessage(seed: unknown, options?: ReadOptions): Promise<ConversationMessage>;
+  deleteMessage(message: string): Promise<void>;
+  createAnchor(seed: unknown): Promise<Anchor>;
+  listAnchors(): Promise<ListOf<Anchor>>;
+  deleteAnchor(anchor: string): Promise<void>;
+  createAsset(seed: unknown, options?: ReadOptions): Promise<Asset>;
+  listAssets(options?: ReadOptions): Promise<ListOf<Asset>>;
+  deleteAsset(asset: string): Promise<void>;
+  createWebsite(seed: unknown): Promise<Website>;
+  listWebsites(): Promise<ListOf<Website>>;
+  deleteWebsite(website: string): Promise<void>;
+  createRange(seed: unknown): Promise<Range>;
+  listRanges(): Promise<ListOf<Range>>;
+  deleteRange(range: string): Promise<void>;
+  createWorkstreamSummary(seed: unknown): Promise<WorkstreamSummary>;
+  listWorkstreamSummaries(): Promise<ListOf<WorkstreamSummary>>;
+  deleteWorkstreamSummary(summary: string): Promise<void>;
+  createAnnotation(seed: unknown): Promise<Annotation>;
+  listAnnotations(): Promise<ListOf<Annotation>>;
+  deleteAnnotation(annotation: string): Promise<void>;
+  /** Finishes pending writes and releases the data folder. */
+  close(): Promise<void>;
+}
+
+/** Creates the service. With `dataDir`, data lives in `dataDir/db.json`; otherwise in memory. */
+export async function createService(options: ServiceOptions = {}): Promise<Service> {
+  const repository =
+    options.repository ??
+    (options.dataDir
+      ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') })
+      : createMemoryRepository());
+  const summarizer = options.summarizer ?? createExtractiveSummarizer();
+  const clock = options.clock ?? (() => new Date());
+  const ctx: OperationContext = {
+    repository,
+    summarizer,
+    models:
+      options.modelRegistry ??
+      createLocalModelRegistry({
+        summarizer,
+        ...(options.dataDir ? { cacheRoot: path.join(options.dataDir, 'models') } : {}),
+      }),
+    now: () => ({ value: clock().toISOString() }),
+    newId: options.generateId ?? randomUUID,
+  };
+
+  const records = <T>(kind: RecordKindName) => ({
+    create: (seed: unknown, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
+    list: (read?: ReadOptions) => listRecords(ctx, kind, read) as Promise<ListOf<T>>,
+    delete: (id: string) => deleteRecordOfKind(ctx, kind, id),
+  });
+  const anchors = records<Anchor>('anchors');
+  const assets = records<Asset>('assets');
+  const websites = records<Website>('websites');
+  const ranges = records<Range>('ranges');
+  const summaries = records<WorkstreamSummary>('workstreamSummaries');
+  const annotations = records<Annotation>('annotations');
+  const messages = records<ConversationMessage>('messages');
+
+  const linkMethods = {} as Record<string, (conversation: string, target: string) => Promise<void>>;
+  for (const kind of Object.keys(LINK_KINDS) as LinkKind[]) {
+    const suffix = kind[0]!.toUpperCase() + kind.slice(1);
+    linkMethods[`associate${suffix}`] = (conversation, target) => links.associate(ctx, kind, conversation, target);
+    linkMethods[`disassociate${suffix}`] = (conversation, target) => links.disassociate(ctx, kind, conversation, target);
+  }
+
+  return {
+    ...(linkMethods as LinkMethods),
+    getConversation: (id, read) => conversations.getConversation(ctx, id, read),
+    listConversationMessages: (id, read) => conversations.listConversationMessages(ctx, id, read),
+    renameConversation: (id, read) => renameConversation(ctx, id, read),
+    summarizeConversation: (id, input) => summarizeConversation(ctx, id, input),
+    updateConversation: (body, read) => conversations.updateConversation(ctx, body, read),
+    incrementConversationScores: (id, increment) => incrementConversationScores(ctx, id, increment),
+    associate: (kind, conversation, target) => links.associate(ctx, kind, conversation, target),
+    disassociate: (kind, conversation, target) => links.disassociate(ctx, kind, conversation, target),
+    createModel: (seed) => models.createModel(ctx, seed),
+    deleteModel: (id) => models.deleteModel(ctx, id),
+    deleteModelCache: (id, input) => models.deleteModelCache(ctx, id, input),
+    listModels: () => models.listModels(ctx),
+    unloadModels: () => models.unloadModels(ctx),
+    createConversation: (seed, read) => conversations.createConversation(ctx, seed, read),
+    listConversations: (read) => conversations.listConversations(ctx, read),
+    deleteConversation: (id) => conversations.deleteConversation(ctx, id),
+    createMessage: messages.create,
+    deleteMessage: messages.delete,
+    createAnchor: anchors.create,
+    listAnchors: anchors.list,
+    deleteAnchor: anchors.delete,
+    createAsset: assets.create,
+    listAssets: assets.list,
+    deleteAsset: assets.delete,
+    createWebsite: websites.create,
+    listWebsites: websites.list,
+    deleteWebsite: websites.delete,
+    createRange: ranges.create,
+    listRanges: ranges.list,
+    deleteRange: ranges.delete,
+    createWorkstreamSummary: summaries.create,
+    listWorkstreamSummaries: summaries.list,
+    deleteWorkstreamSummary: summaries.delete,
+    createAnnotation: annotations.create,
+    listAnnotations: annotations.list,
+    deleteAnnotation: annotations.delete,
+    close: () => repository.close(),
+  };
+}

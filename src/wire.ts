@@ -1,0 +1,173 @@
+import type {
+  AnnotationType,
+  ConversationType,
+  Fragment,
+  MessageRole,
+  ModelRecord,
+  Score,
+  Timestamp,
+} from './records.js';
+
+/**
+ * The records as the service answers them: the wire shapes of the Pieces OS API that its official
+ * client parses. Links are list wrappers; an item's `reference` (when present) is the linked record.
+ */
+
+export interface Reference<T = never> {
+  id: string;
+  reference?: T;
+}
+
+/** A list wrapper ("Flattened…" in the client). `iterable` is always present. */
+export interface ReferenceList<T = never> {
+  iterable: Reference<T>[];
+  /** Position of each item by id, where order matters (messages). */
+  indices?: Record<string, number>;
+}
+
+export interface ConversationMessage {
+  id: string;
+  created: Timestamp;
+  updated: Timestamp;
+  conversation: { id: string };
+  role: MessageRole;
+  /** Without `string` when transferables are left out. */
+  fragment?: Fragment;
+  sentiment?: string;
+  model?: Record<string, unknown>;
+  score?: Score;
+  deleted?: Timestamp;
+  annotations?: ReferenceList;
+}
+
+export interface ConversationMessages {
+  iterable: ConversationMessage[];
+  indices: Record<string, number>;
+}
+
+export interface Annotation {
+  id: string;
+  created: Timestamp;
+  updated: Timestamp;
+  type: AnnotationType;
+  text: string;
+  mechanism?: string;
+  favorited?: boolean;
+  model?: { id: string };
+  conversation?: { id: string };
+  messages?: ReferenceList;
+}
+
+export interface Conversation {
+  id: string;
+  created: Timestamp;
+  updated: Timestamp;
+  type: ConversationType;
+  name?: string;
+  favorited?: boolean;
+  deleted?: Timestamp;
+  model?: { id: string };
+  score?: Score;
+  application?: Record<string, unknown>;
+  pipeline?: Record<string, unknown>;
+  demo?: boolean;
+  messages: ReferenceList<ConversationMessage> & { indices: Record<string, number> };
+  annotations: ReferenceList<Annotation>;
+  anchors: ReferenceList;
+  assets: ReferenceList;
+  websites: ReferenceList;
+  summaries: ReferenceList;
+  grounding: { messages: ReferenceList; temporal: { workstreams: ReferenceList } };
+}
+
+export interface AnchorPoint {
+  id: string;
+  created: Timestamp;
+  updated: Timestamp;
+  fullpath: string;
+  platform?: string;
+  anchor: { id: string };
+}
+
+export interface Anchor {
+  id: string;
+  created: Timestamp;
+  updated: Timestamp;
+  type: 'UNKNOWN' | 'FILE' | 'DIRECTORY';
+  name?: string;
+  watch?: boolean;
+  points: ReferenceList<AnchorPoint>;
+  conversations: ReferenceList;
+}
+
+export interface Format {
+  id: string;
+  creator: string;
+  created: Timestamp;
+  updated: Timestamp;
+  classification: Record<string, unknown>;
+  role: 'BOTH';
+  application: Record<string, unknown>;
+  asset: { id: string };
+  bytes: { value: number };
+  /** Without `string` when transferables are left out. */
+  fragment?: Fragment;
+}
+
+export interface Asset {
+  id: string;
+  name?: string;
+  creator: string;
+  created: Timestamp;
+  updated: Timestamp;
+  mechanism: string;
+  formats: { iterable: Format[] };
+  preview: { base: { id: string } };
+  original: { id: string };
+  conversations: ReferenceList;
+}
+
+export interface Website {
+  id: string;
+  url: string;
+  name: string;
+  created: Timestamp;
+  updated: Timestamp;
+  conversations: ReferenceList;
+}
+
+export interface WorkstreamSummary {
+  id: string;
+  name: string;
+  created: Timestamp;
+  updated: Timestamp;
+  model: Record<string, unknown>;
+  favorited?: boolean;
+  conversations: ReferenceList;
+}
+
+export interface Range {
+  id: string;
+  created: Timestamp;
+  updated: Timestamp;
+  from?: Timestamp;
+  to?: Timestamp;
+  between?: boolean;
+  conversations: ReferenceList;
+}
+
+export type Model = ModelRecord;
+
+/** A snapshot of a collection: `{ iterable: [...] }`. */
+export interface ListOf<T> {
+  iterable: T[];
+}
+
+export interface ConversationSummarizeOutput {
+  conversation: { id: string };
+  annotation: { id: string };
+}
+
+export interface ModelDeleteCacheOutput {
+  model: { id: string };
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationRecord, Repository } from '../../src/index.js';
+
+/** A minimal valid conversation record for storage tests. */
+export function conversationRecord(id: string, name = `Conversation ${id}`): ConversationRecord {
+  const now = { value: '2026-01-01T00:00:00.000Z' };
+  return {
+    id,
+    name,
+    type: 'COPILOT',
+    created: now,
+    updated: now,
+    messages: [],
+    annotations: [],
+    anchors: [],
+    assets: [],
+    websites: [],
+    summaries: [],
+    groundingMessages: [],
+    groundingRanges: [],
+  };
+}
+
+/**
+ * The behaviour every Repository must have. `open` gives a fresh, empty repository; the suite
+ * closes what it opens.
+ */
+export function describeRepositoryContract(name: string, open: () => Promise<Repository>): void {
+  describe(`Repository contract: ${name}`, () => {
+    const withRepository = async (test: (repository: Repository) => Promise<void>) => {
+      const repository = await open();
+      try {
+        await test(repository);
+      } finally {
+        await repository.close();
+      }
+    };
+
+    it('starts empty', () =>
+      withRepository(async (repository) => {
+        expect(await repository.read((view) => view.get('conversations', 'missing'))).toBeUndefined();
+        expect(await repository.read((view) => view.list('conversations'))).toEqual([]);
+      }));
+
+    it('stores what a transaction puts and answers the transaction result', () =>
+      withRepository(async (repository) => {
+        const result = await repository.transact((tx) => {
+          tx.put('conversations', conversationRecord('c1'));
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(await repository.read((view) => view.get('conversations', 'c1'))).toEqual(conversationRecord('c1'));
+      }));
+
+    it('lists records in insertion order, with replacements in place', () =>
+      withRepository(async (repository) => {
+        await repository.transact((tx) => {
+          for (const id of ['b', 'a', 'c']) tx.put('conversations', conversationRecord(id));
+        });
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('a', 'renamed')));
+        const listed = await repository.read((view) => view.list('conversations'));
+        expect(listed.map((record) => [record.id, record.name])).toEqual([
+          ['b', 'Conversation b'],
+          ['a', 'renamed'],
+          ['c', 'Conversation c'],
+        ]);
+      }));
+
+    it('deletes records, and deleting an absent record is harmless', () =>
+      withRepository(async (repository) => {
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('c1')));
+        await repository.transact((tx) => {
+          tx.delete('conversations', 'c1');
+          tx.delete('conversations', 'never-existed');
+        });
+        expect(await repository.read((view) => view.list('conversations'))).toEqual([]);
+      }));
+
+    it('lets a transaction read its own writes before they are committed', () =>
+      withRepository(async (repository) => {
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('old')));
+        const seen = await repository.transact((tx) => {
+          tx.put('conversations', conversationRecord('new'));
+          tx.delete('conversations', 'old');
+          return { added: tx.get('conversations', 'new')?.id, removed: tx.get('conversations', 'old'), all: tx.list('conversations').map((r) => r.id) };
+        });
+        expect(seen).toEqual({ added: 'new', removed: undefined, all: ['new'] });
+      }));
+
+    it('applies nothing of a transaction that throws', () =>
+      withRepository(async (repository) => {
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('kept')));
+        await expect(
+          repository.transact((tx) => {
+            tx.put('conversations', conversationRecord('half-written'));
+            tx.delete('conversations', 'kept');
+            throw new Error('rule broken');
+          }),
+        ).rejects.toThrow('rule broken');
+        expect((await repository.read((view) => view.list('conversations'))).map((r) => r.id)).toEqual(['kept']);
+      }));
+
+    it('never hands out a live reference: records read are frozen, records put are copied', () =>
+      withRepository(async (repository) => {
+        const record = { ...conversationRecord('c1'), created: { value: '2026-01-01T00:00:00.000Z' } };
+        await repository.transact((tx) => tx.put('conversations', record));
+        (record.created as { value: string }).value = 'changed by the caller';
+        const stored = await repository.read((view) => view.get('conversations', 'c1'));
+        expect(stored?.created.value).toBe('2026-01-01T00:00:00.000Z');
+        expect(() => {
+          (stored as { name?: string }).name = 'mutated';
+        }).toThrow(TypeError);
+        expect(() => {
+          (stored!.created as { value: string }).value = 'mutated';
+        }).toThrow(TypeError);
+      }));
+
+    it('keeps every write of concurrent transactions', () =>
+      withRepository(async (repository) => {
+        await Promise.all(
+          Array.from({ length: 25 }, (_, i) => repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)))),
+        );
+        expect(await repository.read((view) => view.list('conversations'))).toHaveLength(25);
+      }));
+
+    it('keeps collections apart', () =>
+      withRepository(async (repository) => {
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('same-id')));
+        expect(await repository.read((view) => view.get('anchors', 'same-id'))).toBeUndefined();
+      }));
+  });
+}

@@ -1,0 +1,45 @@
+import { createFakeSummarizer, createService, type Service, type ServiceOptions } from '../../src/index.js';
+
+/** A clock that moves one second forward on every reading, so `updated` changes are visible. */
+export function steppingClock(start = Date.parse('2026-01-01T00:00:00.000Z')) {
+  let now = start;
+  return () => new Date((now += 1000));
+}
+
+/** An in-memory service with a recording fake summarizer and a stepping clock. */
+export async function serviceForTest(options: ServiceOptions = {}) {
+  const summarizer = createFakeSummarizer();
+  const service = await createService({ summarizer, clock: steppingClock(), ...options });
+  return { service, summarizer };
+}
+
+/** The body of a seeded message. */
+export const said = (role: 'USER' | 'ASSISTANT' | 'SYSTEM', raw: string) => ({ role, fragment: { string: { raw } } });
+
+/** Creates a conversation seeded with messages; answers it. */
+export function conversationWith(service: Service, ...messages: ReturnType<typeof said>[]) {
+  return service.createConversation({ type: 'COPILOT', messages });
+}
+
+/** A valid SeededModel; `overrides` changes fields. */
+export const seededModel = (overrides: Record<string, unknown> = {}) => ({
+  version: '1.0',
+  created: { value: '2026-01-01T00:00:00.000Z' },
+  name: 'My Llama',
+  cloud: false,
+  type: 'BALANCED',
+  usage: 'CODE_CONVERSATION',
+  foundation: 'LLAMA_3_8B',
+  unique: 'llama-3-8b-custom',
+  ...overrides,
+});
+
+/** One valid seed for each record kind conversations link to. */
+export const seeds = {
+  anchor: { type: 'FILE', fullpath: '/home/me/project/src/index.ts' },
+  asset: { application: { id: 'app', name: 'VS_CODE' }, format: { fragment: { string: { raw: 'const x = 1;' } } } },
+  website: { url: 'https://example.com/docs', name: 'Docs' },
+  range: { from: { value: '2026-01-01T00:00:00.000Z' }, to: { value: '2026-01-02T00:00:00.000Z' }, between: true },
+  workstreamSummary: { name: 'Morning work', model: { id: 'some-model' } },
+  annotation: { type: 'COMMENT', text: 'Worth a look.' },
+};

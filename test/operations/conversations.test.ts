@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { isServiceError } from '../../src/index.js';
+import { conversationWith, said, serviceForTest } from '../helpers/service.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Runs `action` and answers the ServiceError it throws. */
+async function failure(action: () => Promise<unknown>) {
+  try {
+    await action();
+  } catch (error) {
+    if (isServiceError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ServiceError');
+}
+
+describe('conversations', () => {
+  it('creates a conversation with seeded messages in the wire shape the client reads', async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'How do I retry?'), said('ASSISTANT', 'Use backoff.'));
+
+    expect(conversation.id).toMatch(UUID);
+    expect(conversation.type).toBe('COPILOT');
+    expect(conversation.created).toEqual(conversation.updated);
+    const [first, second] = conversation.messages.iterable;
+    expect(first?.reference).toMatchObject({ role: 'USER', conversation: { id: conversation.id }, fragment: { string: { raw: 'How do I retry?' } } });
+    expect(second?.reference?.fragment?.string?.raw).toBe('Use backoff.');
+    expect(conversation.messages.indices).toEqual({ [first!.id]: 0, [second!.id]: 1 });
+    for (const wrapper of [conversation.annotations, conversation.anchors, conversation.assets, conversation.websites, conversation.summaries, conversation.grounding.messages, conversation.grounding.temporal.workstreams]) {
+      expect(wrapper.iterable).toEqual([]);
+    }
+  });
+
+  it('gets a conversation, with or without transferable data', async () => {
+    const { service } = await serviceForTest();
+    const { id } = await conversationWith(service, said('USER', 'secret text'));
+
+    const full = await service.getConversation(id);
+    const light = await service.getConversation(id, { transferables: false });
+    expect(full.messages.iterable[0]?.reference?.fragment?.string?.raw).toBe('secret text');
+    expect(JSON.stringify(light)).not.toContain('secret text');
+    expect(light.messages.iterable.map((m) => m.id)).toEqual(full.messages.iterable.map((m) => m.id));
+    expect(light.messages.iterable[0]?.reference?.role).toBe('USER');
+  });
+
+  it('rejects an unknown id with NOT_FOUND and a malformed one with INVALID_INPUT', async () => {
+    const { service } = await serviceForTest();
+    expect(await failure(() => service.getConversation('no-such-id'))).toMatchObject({ code: 'NOT_FOUND', details: { resource: 'conversation', id: 'no-such-id' } });
+    expect((await failure(() => service.getConversation(''))).code).toBe('INVALID_INPUT');
+    const { id } = await conversationWith(service);
+    expect((await failure(() => service.getConversation(id, { transferables: 'yes' as never }))).code).toBe('INVALID_INPUT');
+  });
+
+  it('lists messages in order with their positions', async () => {
+    const { service } = await serviceForTest();
+    const { id } = await conversationWith(service, said('USER', 'one'), said('ASSISTANT', 'two'));
+    const added = await service.createMessage({ role: 'USER', fragment: { string: { raw: 'three' } }, conversation: { id } });
+
+    const messages = await service.listConversationMessages(id);
+    expect(messages.iterable.map((m) => m.fragment?.string?.raw)).toEqual(['one', 'two', 'three']);
+    expect(messages.indices[added.id]).toBe(2);
+    const light = await service.listConversationMessages(id, { transferables: false });
+    expect(light.iterable.every((m) => m.fragment?.string === undefined)).toBe(true);
+  });
+
+  it('refuses a message for a conversation that does not exist, and stores nothing', async () => {
+    const { service } = await serviceForTest();
+    const error = await failure(() => service.createMessage({ role: 'USER', fragment: { string: { raw: 'x' } }, conversation: { id: 'ghost' } }));
+    expect(error.code).toBe('NOT_FOUND');
+    expect((await service.listConversations()).iterable).toEqual([]);
+  });
+
+  it('updates the mutable fields, bumps updated and keeps the rest', async () => {
+    const { service } = await serviceForTest();
+    const before = await conversationWith(service, said('USER', 'hello'));
+
+    const after = await service.updateConversation({ ...before, name: 'Renamed', favorited: true, type: 'UNKNOWN', created: { value: '1999-01-01T00:00:00.000Z' }, messages: { iterable: [] } });
+    expect(after).toMatchObject({ name: 'Renamed', favorited: true, type: 'UNKNOWN' });
+    expect(after.created).toEqual(before.created);
+    expect(Date.parse(after.updated.value)).toBeGreaterThan(Date.parse(before.updated.value));
+    expect(after.messages.iterable.map((m) => m.id)).toEqual(before.messages.iterable.map((m) => m.id));
+    expect(await service.getConversation(before.id)).toEqual(after);
+
+    const cleared = await service.updateConversation({ id: before.id, name: null });
+    expect(cleared.name).toBeUndefined();
+  });
+
+  it('rejects an invalid update and changes nothing', async () => {
+    const { service } = await serviceForTest();
+    const before = await conversationWith(service);
+    const error = await failure(() => service.updateConversation({ id: before.id, favorited: 'very' }));
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.details.issues?.[0]?.path).toEqual(['favorited']);
+    expect(await service.getConversation(before.id)).toEqual(before);
+    expect((await failure(() => service.updateConversation({ id: 'ghost', name: 'x' }))).code).toBe('NOT_FOUND');
+    expect((await failure(() => service.updateConversation(undefined))).code).toBe('INVALID_INPUT');
+  });
+
+  it('hands out copies: changing an answer does not change the stored conversation', async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'original'));
+    conversation.name = 'changed locally';
+    conversation.messages.iterable.pop();
+    const again = await service.getConversation(conversation.id);
+    expect(again.name).toBeUndefined();
+    expect(again.messages.iterable).toHaveLength(1);
+  });
+
+  it('deletes a conversation with its messages and annotations', async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'hello'));
+    await service.summarizeConversation(conversation.id);
+    await service.deleteConversation(conversation.id);
+
+    expect((await failure(() => service.getConversation(conversation.id))).code).toBe('NOT_FOUND');
+    expect((await service.listAnnotations()).iterable).toEqual([]);
+    expect((await failure(() => service.deleteMessage(conversation.messages.iterable[0]!.id))).code).toBe('NOT_FOUND');
+    expect((await failure(() => service.deleteConversation(conversation.id))).code).toBe('NOT_FOUND');
+  });
+});
