@@ -11,7 +11,7 @@ import type { RecordKindName } from './operations/record-kinds.js';
 import { incrementConversationScores } from './operations/scores.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
 import type { ModelRegistry, Repository, Summarizer } from './ports.js';
-import { createJsonFileRepository } from './stores/json-file.js';
+import { createJsonFileRepository } from './stores/json-file/index.js';
 import { createMemoryRepository } from './stores/memory.js';
 import { createExtractiveSummarizer } from './summarizers/extractive.js';
 import type {

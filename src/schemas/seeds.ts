@@ -67,7 +67,7 @@ export const seededConversationSchema = z.object({
   annotations: z.array(seededAnnotationSchema.omit({ conversation: true })).optional(),
 });
 
-export const seededAssetSchema = z.object({
+const bareSeededAssetSchema = z.object({
   application: looseRecordSchema,
   format: z.object({
     fragment: fragmentSchema.optional(),
@@ -76,6 +76,19 @@ export const seededAssetSchema = z.object({
   }),
   metadata: z.object({ name: nameSchema.optional() }).loose().optional(),
 });
+
+/**
+ * Body of `POST /assets/create`. The official client sends a Seed, `{ type: "SEEDED_ASSET",
+ * asset: SeededAsset }`; a bare SeededAsset is accepted too.
+ */
+export const seededAssetSchema = z.preprocess(
+  (value) => (isRecord(value) && value.type === 'SEEDED_ASSET' && isRecord(value.asset) ? value.asset : value),
+  bareSeededAssetSchema,
+);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 export const seededWebsiteSchema = z.object({
   url: z.string().min(1).max(8_192),

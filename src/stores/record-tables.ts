@@ -30,7 +30,8 @@ export function freezeCopy<T>(value: T): T {
   return deepFreeze(structuredClone(value));
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a value and everything inside it, in place. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const nested of Object.values(value)) deepFreeze(nested);
     Object.freeze(value);

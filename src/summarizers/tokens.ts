@@ -1,4 +1,5 @@
-import type { PartOfSpeech, WinkMethods } from 'wink-nlp';
+import type { ItemSentence, ItsFunction, PartOfSpeech, WinkMethods } from 'wink-nlp';
+import { DOT, QUESTION_DOT } from './prose.js';
 
 /** One token as the summarizer works with it: a plain, immutable value that rewriting can copy. */
 export interface Token {
@@ -20,24 +21,38 @@ export function readSentences(nlp: WinkMethods, text: string): Token[][] {
   const tokens = doc.tokens();
   const texts = tokens.out();
   const pos = tokens.out(its.pos) as PartOfSpeech[];
-  const lemmas = tokens.out(its.lemma) as string[];
+  // The typings declare `lemma` with an extra `addons` parameter; wink passes it at run time.
+  const lemmas = tokens.out(its.lemma as unknown as ItsFunction<string>) as string[];
   const spaces = tokens.out(its.precedingSpaces) as string[];
   const stops = tokens.out(its.stopWordFlag) as boolean[];
-  const all: Token[] = texts.map((t, i) => ({
+  const all: Token[] = texts.map((raw, i) => {
+    const t = raw.replaceAll(DOT, '.').replaceAll(QUESTION_DOT, '?.');
+    return {
     text: t,
     lower: t.toLowerCase(),
-    lemma: (lemmas[i] ?? t).toLowerCase(),
+    lemma: (lemmas[i] ?? raw).replaceAll(DOT, '.').replaceAll(QUESTION_DOT, '?.').toLowerCase(),
     pos: pos[i] ?? 'X',
     space: (spaces[i] ?? '') !== '',
     stop: stops[i] ?? false,
-  }));
+    };
+  });
   const sentences: Token[][] = [];
-  doc.sentences().each((sentence) => {
+  doc.sentences().each((sentence: ItemSentence) => {
     const inner = sentence.tokens();
     const count = inner.length();
     if (count === 0) return;
     const start = inner.itemAt(0).index();
-    const slice = all.slice(start, start + count);
+    // Line breaks come out as SPACE tokens; they only mean "whitespace before the next token".
+    const slice: Token[] = [];
+    let gap = false;
+    for (const t of all.slice(start, start + count)) {
+      if (t.pos === 'SPACE' || t.text.trim() === '') gap = true;
+      else {
+        slice.push(gap && slice.length > 0 ? { ...t, space: true } : t);
+        gap = false;
+      }
+    }
+    if (slice[0]) slice[0] = { ...slice[0], space: false };
     if (slice.some((t) => /[\p{L}\p{N}]/u.test(t.text))) sentences.push(slice);
   });
   return sentences;

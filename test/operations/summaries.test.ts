@@ -7,8 +7,8 @@ describe('rename', () => {
     const { id } = await conversationWith(service, said('USER', 'How do I retry a flaky payment API?'), said('ASSISTANT', 'Use backoff.'));
 
     const renamed = await service.renameConversation(id, { transferables: false });
-    expect(renamed.name).toBe(summarizer.calls.at(-1)?.result);
-    expect(renamed.name).toBeTruthy();
+    // The fake's title: the first five words of the first message.
+    expect(renamed.name).toBe('How do I retry a');
     expect((await service.getConversation(id)).name).toBe(renamed.name);
     expect(summarizer.calls.at(-1)?.messages.map((m) => m.role)).toEqual(['USER', 'ASSISTANT']);
     expect(JSON.stringify(renamed)).not.toContain('flaky payment');

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { ConversationRecord, MessageRecord, Repository, WebsiteRecord } from '../src/index.js';
+
+/** What the benchmark needs to know about a store it built. */
+export interface BuiltStore {
+  readonly conversations: string[];
+  readonly websites: string[];
+}
+
+const at = { value: '2026-01-01T00:00:00.000Z' };
+const SENTENCE = 'The assistant explained how to configure exponential backoff with jitter for the payment client. ';
+
+/**
+ * Fills `repository` with `count` conversations of about 5.7 KB each (20 messages) and a few
+ * links each, plus 200 websites that the mutations link and unlink.
+ */
+export async function buildStore(repository: Repository, count: number): Promise<BuiltStore> {
+  const websites: WebsiteRecord[] = Array.from({ length: 200 }, (_, i) => ({
+    id: randomUUID(),
+    url: `https://example.com/page/${i}`,
+    name: `Page ${i}`,
+    created: at,
+    updated: at,
+    conversations: [],
+  }));
+  await repository.transact((tx) => {
+    for (const website of websites) tx.put('websites', website);
+  });
+  const conversations: string[] = [];
+  const BATCH = 200;
+  for (let start = 0; start < count; start += BATCH) {
+    await repository.transact((tx) => {
+      for (let i = start; i < Math.min(count, start + BATCH); i++) {
+        const id = randomUUID();
+        conversations.push(id);
+        const messages: MessageRecord[] = Array.from({ length: 20 }, (_, m) => ({
+          id: randomUUID(),
+          created: at,
+          updated: at,
+          conversation: id,
+          role: m % 2 === 0 ? 'USER' : 'ASSISTANT',
+          fragment: { string: { raw: SENTENCE.repeat(2) } },
+          annotations: [],
+          groundedConversations: [],
+        }));
+        const linked = [websites[i % 200]!, websites[(i * 7 + 3) % 200]!];
+        const conversation: ConversationRecord = {
+          id,
+          type: 'COPILOT',
+          name: `Conversation ${i}`,
+          created: at,
+          updated: at,
+          messages: messages.map((m) => m.id),
+          annotations: [],
+          anchors: [],
+          assets: [],
+          websites: linked.map((w) => w.id),
+          summaries: [],
+          groundingMessages: [],
+          groundingRanges: [],
+        };
+        for (const message of messages) tx.put('messages', message);
+        tx.put('conversations', conversation);
+        for (const website of linked) {
+          const current = tx.get('websites', website.id)!;
+          tx.put('websites', { ...current, conversations: [...current.conversations, id] });
+        }
+      }
+    });
+  }
+  return { conversations, websites: websites.map((w) => w.id) };
+}

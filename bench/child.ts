@@ -1,0 +1,58 @@
+/**
+ * One benchmark subject in its own process, so its memory and CPU are its own. Modes:
+ *   serve <journal|naive> <file>            serve the store over HTTP; print {port, openMs, rss}
+ *   inprocess <journal|naive> <file> <ids>  run link mutations in-process; print their figures
+ */
+import { readFile } from 'node:fs/promises';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createHonoRouter } from '../adapters/hono/index.js';
+import { createFakeSummarizer, createJsonFileRepository, createService, type Repository } from '../src/index.js';
+import type { BuiltStore } from './build-store.js';
+import { latencySummary } from './stats.js';
+import { createNaiveLowdbRepository } from './naive-lowdb-repository.js';
+
+const [mode, store, file, idsFile] = process.argv.slice(2) as [string, 'journal' | 'naive', string, string];
+
+const started = performance.now();
+const repository: Repository =
+  store === 'naive' ? await createNaiveLowdbRepository(file) : await createJsonFileRepository({ file });
+const service = await createService({ repository, summarizer: createFakeSummarizer() });
+const openMs = performance.now() - started;
+globalThis.gc?.();
+const rss = process.memoryUsage().rss;
+
+if (mode === 'serve') {
+  const ids = JSON.parse(await readFile(idsFile, 'utf8')) as BuiltStore;
+  // The bare route answers a constant object of the same size as a real conversation answer.
+  const constant = await service.getConversation(ids.conversations[0]!, { transferables: false });
+  const app = new Hono();
+  app.get('/bare', (c) => c.json(constant));
+  app.route('/', createHonoRouter(service));
+  serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+    console.log(JSON.stringify({ port: info.port, openMs, rss, bodyBytes: JSON.stringify(constant).length }));
+  });
+  process.on('SIGTERM', () => process.exit(0));
+} else {
+  const ids = JSON.parse(await readFile(idsFile, 'utf8')) as BuiltStore;
+  const durationMs = Number(process.env.BENCH_DURATION_MS ?? 2000);
+  const latencies: number[] = [];
+  const deadline = performance.now() + durationMs;
+  let seed = 1;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const client = async () => {
+    for (let op = 0; performance.now() < deadline && op < 1_000_000; op++) {
+      const conversation = ids.conversations[random(ids.conversations.length)]!;
+      const website = ids.websites[random(ids.websites.length)]!;
+      const t0 = performance.now();
+      if (op % 2 === 0) await service.associateWebsite(conversation, website);
+      else await service.disassociateWebsite(conversation, website);
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 50 }, client));
+  const elapsed = performance.now() - t0;
+  console.log(JSON.stringify({ openMs, rss, opsPerSecond: (latencies.length / elapsed) * 1000, ...latencySummary(latencies) }));
+  process.exit(0);
+}

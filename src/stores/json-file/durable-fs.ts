@@ -1,0 +1,60 @@
+import { open, rename } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Flushes a folder's entry table, so a rename or a new file inside it survives a power cut.
+ * Some platforms cannot open folders for syncing; there the rename is as durable as the OS makes it.
+ */
+export async function syncFolder(folder: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch (error) {
+    if (!isUnsupported(error)) throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+const isUnsupported = (error: unknown) =>
+  ['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '');
+
+/**
+ * Replaces `file` atomically with what `write` puts in a temporary sibling: write, flush, keep the
+ * old file as `backup` (when given), rename into place, flush the folder. A crash at any point
+ * leaves either the old file or the new one, never a mix.
+ */
+export async function replaceFileAtomically(
+  file: string,
+  write: (append: (chunk: string) => Promise<void>) => Promise<void>,
+  backup?: string,
+): Promise<void> {
+  const temporary = `${file}.tmp`;
+  const handle = await open(temporary, 'w');
+  try {
+    let buffered: string[] = [];
+    let size = 0;
+    const drain = async () => {
+      if (size === 0) return;
+      const text = buffered.join('');
+      buffered = [];
+      size = 0;
+      await handle.write(text);
+    };
+    await write(async (chunk) => {
+      buffered.push(chunk);
+      size += chunk.length;
+      if (size >= 1 << 20) await drain();
+    });
+    await drain();
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (backup) await rename(file, backup).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  await rename(temporary, file);
+  await syncFolder(path.dirname(file));
+}

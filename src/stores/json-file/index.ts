@@ -1,0 +1,176 @@
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import type { Repository } from '../../ports.js';
+import { COLLECTION_NAMES } from '../../records.js';
+import { applyChanges, createReadView, createRecordTables, deepFreeze, runBuffered, type RecordTables } from '../record-tables.js';
+import { acquireFolderLock } from './folder-lock.js';
+import { encodeEntry, JournalWriter, readJournal } from './journal.js';
+import { JSON_FILE_FORMAT_VERSION, migrate } from './migrations.js';
+import { SnapshotFile, type SnapshotData } from './snapshot.js';
+
+export { JSON_FILE_FORMAT_VERSION };
+
+export interface JsonFileRepositoryOptions {
+  /**
+   * Path of the snapshot, a JSON file a person can read. Beside it live the journal
+   * (`<file>.journal-<n>`), the previous snapshot (`<file>.bak`) and the lock (`<file>.lock`).
+   * The folder is created if missing.
+   */
+  readonly file: string;
+  /**
+   * `'fsync'` (default): a write resolves once it is flushed to disk (fdatasync), shared by all
+   * writes waiting at that moment. `'unsafe-no-fsync'`: resolves once the OS has the data; faster,
+   * but a power cut (not a process crash) can lose the last acknowledged writes.
+   */
+  readonly durability?: 'fsync' | 'unsafe-no-fsync';
+  /** Fold the journal into a new snapshot once it grows past this many bytes. Default 64 MiB. */
+  readonly compactAfterBytes?: number;
+  /** Where warnings go (a torn journal record discarded, a failed background snapshot). */
+  readonly logger?: { warn(message: string): void };
+}
+
+/**
+ * A Repository kept in a JSON snapshot plus an append-only journal. Reads are served from memory.
+ * A transaction appends one journal line (group-committed with concurrent ones), so its cost does
+ * not grow with the data; the journal is folded into the snapshot in the background and at close.
+ * One process at a time may open a data file: a second one fails naming the holder.
+ */
+export async function createJsonFileRepository(options: JsonFileRepositoryOptions): Promise<Repository> {
+  const file = path.resolve(options.file);
+  const folder = path.dirname(file);
+  const logger = options.logger ?? console;
+  const durable = (options.durability ?? 'fsync') === 'fsync';
+  const compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
+  await mkdir(folder, { recursive: true });
+  const lock = await acquireFolderLock(`${file}.lock`, folder);
+
+  let tables: RecordTables;
+  let seq: number;
+  let snapshotSeq: number;
+  let journalIndex: number;
+  let writer: JournalWriter;
+  // Lowdb holds the snapshot: its adapter streams, flushes and renames it into place.
+  const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`), emptySnapshot());
+  try {
+    const loaded = await loadSnapshot(snapshot, file);
+    tables = loaded.tables;
+    seq = snapshotSeq = loaded.journalSeq;
+    const journals = await listJournals(file);
+    for (const [i, journal] of journals.entries()) {
+      const contents = await readJournal(journal.path, i === journals.length - 1);
+      if (contents.tornAt) {
+        logger.warn(
+          `Discarded a torn record at the end of ${journal.path} (line ${contents.tornAt.line}, byte ${contents.tornAt.offset}): ` +
+            'a write cut short by a crash, never acknowledged.',
+        );
+      }
+      for (const entry of contents.entries) {
+        if (entry.seq <= seq) continue;
+        applyChanges(
+          tables,
+          entry.changes.map(([collection, id, record]) => ({ collection, id, record: record && deepFreeze(record) })),
+        );
+        seq = entry.seq;
+      }
+    }
+    journalIndex = (journals.at(-1)?.index ?? 0) + 1;
+    writer = await JournalWriter.open(journalPath(file, journalIndex), durable);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+
+  let compaction: Promise<void> | undefined;
+  let closed = false;
+
+  /** Writes a snapshot of everything committed so far and drops the journals it makes redundant. */
+  function compact(): Promise<void> {
+    compaction ??= (async () => {
+      const foldedSeq = seq;
+      snapshot.data = captureSnapshot(tables, foldedSeq);
+      const oldIndex = journalIndex;
+      journalIndex += 1;
+      await writer.rotate(journalPath(file, journalIndex));
+      await snapshot.write();
+      snapshotSeq = foldedSeq;
+      snapshot.data = emptySnapshot();
+      for (const journal of await listJournals(file)) {
+        if (journal.index <= oldIndex) await unlink(journal.path);
+      }
+    })()
+      .catch((error: unknown) => {
+        // The journals are kept, so nothing is lost; the next compaction tries again.
+        logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        compaction = undefined;
+      });
+    return compaction;
+  }
+
+  // Journals left by a crash are folded now, so they do not pile up.
+  if (seq > snapshotSeq) void compact();
+
+  return {
+    async read(fn) {
+      return fn(createReadView(tables));
+    },
+    async transact(fn) {
+      if (closed) throw new Error(`The repository ${file} is closed.`);
+      const { result, changes } = runBuffered(tables, fn);
+      if (changes.length === 0) return result;
+      applyChanges(tables, changes);
+      seq += 1;
+      await writer.append(encodeEntry({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
+      if (writer.bytes > compactAfterBytes) void compact();
+      return result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await compaction;
+      if (seq > snapshotSeq) await compact();
+      await writer.close();
+      for (const journal of await listJournals(file)) {
+        if ((await stat(journal.path)).size === 0) await unlink(journal.path);
+      }
+      await lock.release();
+    },
+  };
+}
+
+const emptySnapshot = (): SnapshotData => ({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 });
+
+async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
+  const none = snapshot.data;
+  await snapshot.read();
+  // No snapshot but a backup: a crash came between the two renames of a snapshot write.
+  if (snapshot.data === none) snapshot.data = (await new SnapshotFile(`${file}.bak`, '').read()) ?? none;
+  const data = migrate(snapshot.data, file);
+  const tables = createRecordTables();
+  for (const name of COLLECTION_NAMES) {
+    const table = tables[name] as Map<string, object>;
+    for (const record of data[name] ?? []) table.set((record as { id: string }).id, deepFreeze(record));
+  }
+  snapshot.data = emptySnapshot();
+  return { tables, journalSeq: data.journalSeq };
+}
+
+/** The committed records as they are now; records are immutable, so references suffice. */
+function captureSnapshot(tables: RecordTables, journalSeq: number): SnapshotData {
+  const data: Record<string, unknown> = { version: JSON_FILE_FORMAT_VERSION, journalSeq };
+  for (const name of COLLECTION_NAMES) data[name] = [...tables[name].values()];
+  return data as SnapshotData;
+}
+
+const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
+
+async function listJournals(file: string): Promise<{ path: string; index: number }[]> {
+  const prefix = `${path.basename(file)}.journal-`;
+  const names = await readdir(path.dirname(file));
+  return names
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => ({ path: path.join(path.dirname(file), name), index: Number(name.slice(prefix.length)) }))
+    .sort((a, b) => a.index - b.index);
+}

@@ -1,0 +1,136 @@
+import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import type { CollectionName } from '../../records.js';
+
+/** One committed transaction as the journal holds it: `[collection, id, record or null]` per write. */
+export interface JournalEntry {
+  readonly seq: number;
+  readonly changes: readonly (readonly [CollectionName, string, object | null])[];
+}
+
+export const encodeEntry = (entry: JournalEntry): string => `${JSON.stringify(entry)}\n`;
+
+interface Deferred {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+type Pending = { line: string; done: Deferred } | { rotateTo: string; done: Deferred };
+
+/**
+ * Appends journal lines with group commit: lines appended while a flush is under way wait for the
+ * next one and share it, so many concurrent transactions cost one write and one fdatasync.
+ * `append` resolves once the line is on disk (or, with `durable: false`, handed to the OS).
+ * After a failed write every later append fails: memory may then hold changes the disk lacks.
+ */
+export class JournalWriter {
+  #handle: FileHandle;
+  #pending: Pending[] = [];
+  #running: Promise<void> | undefined;
+  #failure: unknown;
+  /** Bytes in the current journal file. */
+  bytes = 0;
+
+  private constructor(handle: FileHandle, private readonly durable: boolean) {
+    this.#handle = handle;
+  }
+
+  static async open(path: string, durable: boolean): Promise<JournalWriter> {
+    return new JournalWriter(await open(path, 'a'), durable);
+  }
+
+  append(line: string): Promise<void> {
+    return this.#enqueue((done) => ({ line, done }));
+  }
+
+  /** Lines appended before this call go to the current file; later ones go to `path`. */
+  rotate(path: string): Promise<void> {
+    return this.#enqueue((done) => ({ rotateTo: path, done }));
+  }
+
+  async close(): Promise<void> {
+    await this.#running;
+    await this.#handle.close();
+  }
+
+  #enqueue(make: (done: Deferred) => Pending): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push(make({ resolve, reject }));
+      this.#running ??= this.#drain().finally(() => {
+        this.#running = undefined;
+      });
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      // Everything up to the next rotation shares one write and one flush.
+      const end = this.#pending.findIndex((item) => 'rotateTo' in item);
+      const batch = this.#pending.splice(0, end === 0 ? 1 : end === -1 ? this.#pending.length : end);
+      try {
+        const first = batch[0]!;
+        if ('rotateTo' in first) {
+          const next = await open(first.rotateTo, 'a');
+          await this.#handle.close();
+          this.#handle = next;
+          this.bytes = 0;
+        } else {
+          const text = batch.map((item) => ('line' in item ? item.line : '')).join('');
+          await this.#handle.write(text);
+          if (this.durable) await this.#handle.datasync();
+          this.bytes += Buffer.byteLength(text);
+        }
+        for (const item of batch) item.done.resolve();
+      } catch (error) {
+        this.#failure = error;
+        for (const item of [...batch, ...this.#pending.splice(0)]) item.done.reject(error);
+        return;
+      }
+    }
+  }
+}
+
+/** What replaying one journal file found. */
+export interface JournalContents {
+  readonly entries: JournalEntry[];
+  /** Set when the last record was torn (cut short by a crash) and has been discarded. */
+  readonly tornAt?: { readonly line: number; readonly offset: number };
+}
+
+/**
+ * Reads a journal file. A last record that does not parse was cut short by a crash before it was
+ * acknowledged: it is cut off the file (when `isLast`) and reported in `tornAt`. Any other record
+ * that does not parse is corruption: an error names the file, line and byte offset.
+ */
+export async function readJournal(path: string, isLast: boolean): Promise<JournalContents> {
+  const buffer = await readFile(path);
+  const entries: JournalEntry[] = [];
+  let offset = 0;
+  let line = 0;
+  while (offset < buffer.length) {
+    const newline = buffer.indexOf(0x0a, offset);
+    const end = newline === -1 ? buffer.length : newline;
+    line++;
+    const text = buffer.toString('utf8', offset, end);
+    const entry = text.trim() === '' ? null : parseEntry(text);
+    if (entry === undefined) {
+      const isTail = newline === -1 || buffer.subarray(newline + 1).toString('utf8').trim() === '';
+      if (!(isTail && isLast)) {
+        throw new Error(`The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse.`);
+      }
+      await truncate(path, offset);
+      return { entries, tornAt: { line, offset } };
+    }
+    if (entry) entries.push(entry);
+    offset = end + 1;
+  }
+  return { entries };
+}
+
+function parseEntry(text: string): JournalEntry | undefined {
+  try {
+    const entry = JSON.parse(text) as JournalEntry;
+    return Number.isInteger(entry.seq) && Array.isArray(entry.changes) ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+import type { Summarizer, SummarizerMessage, SummarizerModelInfo } from '../ports.js';
+import { analyzeConversation, type Conversation, type Role } from './conversation.js';
+import { createNlpHolder } from './nlp.js';
+import { writeSummary } from './summary.js';
+import { writeTitle } from './title.js';
+
+/** Version of the extraction rules; bump it when titles or summaries change for the same input. */
+export const EXTRACTIVE_SUMMARIZER_VERSION = '1.0.0';
+
+/** Options of {@link createExtractiveSummarizer}. Every option has a sensible default. */
+export interface ExtractiveSummarizerOptions {
+  /** Longest title, in words (default 8, at least 2). */
+  readonly maxTitleWords?: number;
+  /** Most sentences in a summary, notes about code included (default 4). */
+  readonly maxSummarySentences?: number;
+  /** Most characters in a summary (default 600). */
+  readonly maxSummaryLength?: number;
+  /**
+   * How summaries name each role (defaults: `The user`, `The assistant`, `The system`,
+   * `A participant`). Useful for dialogues whose speakers are people, e.g. `{ USER: '#Person1#' }`.
+   */
+  readonly speakers?: Partial<Readonly<Record<Role, string>>>;
+  /** Overrides fields of the model record the summarizer stands for. */
+  readonly model?: Partial<SummarizerModelInfo>;
+}
+
+const DEFAULT_SPEAKERS: Readonly<Record<Role, string>> = {
+  USER: 'The user',
+  ASSISTANT: 'The assistant',
+  SYSTEM: 'The system',
+  UNKNOWN: 'A participant',
+};
+
+const MODEL: SummarizerModelInfo = {
+  id: 'extractive-summarizer',
+  name: 'Embedded extractive summarizer',
+  version: EXTRACTIVE_SUMMARIZER_VERSION,
+  description:
+    'Offline titles and summaries picked from the conversation itself with wink-nlp (English). ' +
+    'No download, no server; code blocks are described by language, never quoted.',
+  usage: 'CODE_DESCRIPTION',
+  type: 'SPEED',
+  cloud: false,
+};
+
+/**
+ * The library's embedded summarizer. It runs offline on `wink-nlp` and its small English model
+ * (shipped in the npm package): titles come from the first user request (`Retrying a flaky
+ * payment API call in TypeScript`), summaries are an observer's few sentences picked from the
+ * conversation (`The user asked how to … The assistant suggested …`). Output is deterministic.
+ *
+ * The NLP model is loaded on the first `title()` or `summarize()` call, not on import or creation;
+ * `unload()` drops it and the next call loads it again.
+ */
+export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer {
+  const holder = createNlpHolder();
+  const titleOptions = { maxWords: Math.max(2, Math.floor(options.maxTitleWords ?? 8)) };
+  const summaryOptions = {
+    maxSentences: Math.max(1, Math.floor(options.maxSummarySentences ?? 4)),
+    maxLength: Math.max(40, Math.floor(options.maxSummaryLength ?? 600)),
+    speakers: { ...DEFAULT_SPEAKERS, ...options.speakers },
+  };
+
+  async function read(messages: readonly SummarizerMessage[]): Promise<Conversation | undefined> {
+    // No text, no model load: an empty conversation is answered without touching wink.
+    if (!messages.some((m) => typeof m.text === 'string' && /[\p{L}\p{N}]/u.test(m.text))) return undefined;
+    return analyzeConversation(await holder.get(), messages);
+  }
+
+  return {
+    model: Object.freeze({ ...MODEL, ...options.model }),
+    async title(messages) {
+      const conversation = await read(messages);
+      return conversation ? writeTitle(conversation, titleOptions) : '';
+    },
+    async summarize(messages) {
+      const conversation = await read(messages);
+      return conversation ? writeSummary(conversation, summaryOptions) : '';
+    },
+    isLoaded: () => holder.isLoaded(),
+    async unload() {
+      holder.unload();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { isBaseVerb } from './clause.js';
+import { gerund, isInflectable } from './inflect.js';
+import { LOWERCASE_BRANDS, VERBS } from './lexicon.js';
+import { isWordy, retext, type Token } from './tokens.js';
+
+/** Token-level edits shared by the title and summary writers. */
+
+const FUNCTION_POS = new Set(['DET', 'PRON', 'ADP', 'AUX', 'ADV', 'SCONJ', 'CCONJ', 'PART', 'ADJ', 'INTJ']);
+
+/** Drops final punctuation (`.`, `?`, `:` …) and dangling connectors. */
+export function trimEnd(tokens: readonly Token[]): Token[] {
+  const out = [...tokens];
+  while (out.length > 0 && !isWordy(out[out.length - 1]!) && !/^[)\]"']$/.test(out[out.length - 1]!.text)) out.pop();
+  return out;
+}
+
+/**
+ * `retry a call` → `retrying a call`. With `coordinated`, verbs after `and`/`or`/`then` are turned
+ * too (`use X and wrap Y` → `using X and wrapping Y`) when they clearly start a new verb phrase.
+ */
+export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
+  const out = [...vp];
+  const turn = (i: number): void => {
+    const t = out[i]!;
+    if (/ing$/.test(t.lower) && t.pos === 'VERB') return;
+    if (isInflectable(t.text)) out[i] = { ...retext(t, gerund(t.lower)), pos: 'VERB' };
+  };
+  if (out[0]) turn(0);
+  if (coordinated) {
+    for (let i = 1; i < out.length - 1; i += 1) {
+      const t = out[i]!;
+      const next = out[i + 1];
+      if (!/^(and|or|then)$/.test(t.lower) || !next) continue;
+      const after = out[i + 2];
+      const startsPhrase = next.pos === 'VERB' || (after && (after.pos === 'DET' || after.pos === 'PRON'));
+      if (isBaseVerb(next) && startsPhrase) turn(i + 1);
+      else if (next.lower === 'then' && isBaseVerb(after) ) turn(i + 2);
+    }
+  }
+  return out;
+}
+
+/**
+ * Lower-cases a sentence-initial word that is not a name (`The build` → `the build`, `React`
+ * stays). With `verb`, the word is known to be a verb (`Use a Map` → `use a Map`).
+ */
+export function lowerFirst(tokens: readonly Token[], verb = false): Token[] {
+  const out = [...tokens];
+  const first = out[0];
+  if (first && /^[A-Z][a-z]*$/.test(first.text) && first.lower !== 'i' && (verb || first.stop || FUNCTION_POS.has(first.pos) || VERBS.has(first.lower) || (first.pos === 'VERB' && first.lemma !== first.lower) || /ing$/.test(first.lower))) {
+    out[0] = retext(first, first.lower);
+  }
+  return out;
+}
+
+/** Upper-cases the first letter unless the word is written in lower case by convention (`npm`, `useEffect`). */
+export function capitalizeFirst(tokens: readonly Token[]): Token[] {
+  const out = [...tokens];
+  const first = out[0];
+  if (!first || !/^[a-z]/.test(first.text)) return out;
+  if (LOWERCASE_BRANDS.has(first.lower) || /[A-Z]/.test(first.text) || /[._/]/.test(first.text)) return out;
+  out[0] = retext(first, first.text[0]!.toUpperCase() + first.text.slice(1));
+  return out;
+}
+
+/** Upper-cases the first character of a finished sentence. */
+export function capitalizeText(text: string): string {
+  return text.replace(/^(\W*)(\p{Ll})/u, (_, lead: string, letter: string) => lead + letter.toUpperCase());
+}
+
+/** Removes parenthesised asides and quote marks, which read badly in titles. */
+export function dropAsides(tokens: readonly Token[]): Token[] {
+  const out: Token[] = [];
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.text === '(' || t.text === '[') depth += 1;
+    else if ((t.text === ')' || t.text === ']') && depth > 0) depth -= 1;
+    else if (depth === 0 && !/^["'`]+$/.test(t.text)) out.push(t);
+  }
+  if (out[0]) out[0] = { ...out[0], space: false };
+  return out;
+}

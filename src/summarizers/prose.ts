@@ -1,0 +1,92 @@
+/**
+ * Turns a message's prose (code already removed) into plain sentences for the NLP pipeline:
+ * Markdown markup goes, list items and headings become their own sentences, links keep their
+ * text, and contractions are expanded so that rewriting sees `I am`, `do not`, `it is`.
+ */
+
+// DialogSum-style speaker tags at the start of a line (`#Person1#: Hi`), already given by roles.
+const SPEAKER_TAG = /^\s*#?Person\s*\d+#?\s*:\s*/gim;
+const LIST_MARKER = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
+const HEADING = /^\s{0,3}#{1,6}\s+/;
+
+/** Stands in for the dot inside names like `Next.js` while the text is split into sentences. */
+export const DOT = '\u2024';
+/** Stands in for `?.` (optional chaining) for the same reason. */
+export const QUESTION_DOT = '\u2047';
+
+/** Plain prose: one paragraph per Markdown paragraph, list item or heading, separated by blank lines. */
+export function cleanProse(prose: string): string {
+  const paragraphs: string[] = [];
+  let current: string[] = [];
+  const flush = (): void => {
+    if (current.length > 0) paragraphs.push(current.join(' '));
+    current = [];
+  };
+  for (const raw of prose.replace(SPEAKER_TAG, '').split('\n')) {
+    if (raw.trim() === '' || /^\s*([-*_=]\s*){3,}$/.test(raw) || /\|.*\|/.test(raw)) {
+      flush(); // Blank lines, rules and table rows end a paragraph; tables are not prose.
+      continue;
+    }
+    const isItem = LIST_MARKER.test(raw) || HEADING.test(raw);
+    if (isItem) flush();
+    current.push(inline(raw.replace(LIST_MARKER, '').replace(HEADING, '').replace(/^\s*>\s?/, '')));
+    if (isItem && HEADING.test(raw)) flush();
+  }
+  flush();
+  return paragraphs
+    .map((p) => p.replace(/\s+/g, ' ').trim())
+    .filter((p) => /[\p{L}\p{N}]/u.test(p))
+    .map((p) => (/[.!?:;]["')\]]?$/.test(p) ? p : `${p}.`)) // Lets sentence splitting see the end.
+    .join('\n\n');
+}
+
+/** Markdown inline markup to plain text. */
+function inline(line: string): string {
+  return expandContractions(
+    line
+      .replace(/[\u2018\u2019\u02bc]/g, "'")
+      .replace(/[\u201c\u201d]/g, '"')
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+      .replace(/<(https?:[^>\s]+)>/g, 'a link')
+      .replace(/https?:\/\/[^\s)]+/g, 'a link')
+      .replace(/`([^`]+)`/g, (_, code: string) => inlineCode(code))
+      .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+      .replace(/(^|[\s(])[*_](?=\S)(.+?)(?<=\S)[*_](?=[\s).,!?:;]|$)/g, '$1$2')
+      .replace(/~~(.+?)~~/g, '$1')
+      .replace(/<\/?[a-z][^>]*>/gi, ' ')
+      .replace(/(^|\s)i(?=\s|$|[,.!?'])/g, '$1I') // Chat often has a lower-case `i`.
+      // `Next.js` and `console.log` would end a sentence at the dot; `readSentences` restores it.
+      .replace(/([\p{L}\d_]{2,})\.(?=[\p{L}_]{2,})/gu, `$1${DOT}`)
+      .replace(/([\p{L}\d_)\]])\?\.(?=[\p{L}_[(])/gu, `$1${QUESTION_DOT}`), // `user?.name`
+  );
+}
+
+/** Short identifiers (`useEffect`, `npm ci`) read as words; longer expressions are not quoted. */
+function inlineCode(code: string): string {
+  const trimmed = code.trim();
+  return trimmed.length <= 40 && !/[;{}]|=>|\s=\s/.test(trimmed) ? trimmed : 'the code';
+}
+
+const PRONOUN_CONTRACTIONS: Readonly<Record<string, string>> = {
+  m: 'am', re: 'are', ve: 'have', d: 'would', ll: 'will', s: 'is',
+};
+
+/** `I'm` → `I am`, `doesn't` → `does not`, `can't` → `cannot`, `it's been` → `it has been`. */
+export function expandContractions(text: string): string {
+  return text
+    .replace(/\b(can)'t\b/gi, '$1not')
+    .replace(/\b(won)'t\b/gi, (_, w: string) => (w[0] === 'W' ? 'Will not' : 'will not'))
+    .replace(/\b(shan)'t\b/gi, 'shall not')
+    .replace(/\b(\w+)n't\b/gi, '$1 not')
+    .replace(/\b(it|that|there|here|what|where|who|how|he|she)'s\s+(been|got)\b/gi, '$1 has $2')
+    .replace(/\b(let)'s\b/gi, '$1 us')
+    .replace(
+      /\b(i|you|we|they|it|that|there|here|what|where|who|how|he|she)'(m|re|ve|d|ll|s)\b/gi,
+      (match: string, pronoun: string, suffix: string) => {
+        const expanded = PRONOUN_CONTRACTIONS[suffix.toLowerCase()];
+        if (!expanded || (suffix.toLowerCase() === 'm' && pronoun.toLowerCase() !== 'i')) return match;
+        return `${pronoun.toLowerCase() === 'i' ? 'I' : pronoun} ${expanded}`;
+      },
+    );
+}

@@ -1,0 +1,169 @@
+import { isBaseVerb, type Shape } from './clause.js';
+import type { Role } from './conversation.js';
+import { gerund, past, thirdPerson } from './inflect.js';
+import { DO_FORMS, PROBLEM_WORDS } from './lexicon.js';
+import { gerundize, lowerFirst } from './phrase.js';
+import { shiftPronouns, type Referents } from './pronouns.js';
+import type { Prepared } from './request.js';
+import { referringPronoun } from './salient.js';
+import { joinTokens, retext, word, type Token } from './tokens.js';
+
+/**
+ * Rewrites one sentence as what an observer would report, without the speaker: `How do I retry X?`
+ * → `asked how to retry X`; the assistant's `Use a Map instead.` → `suggested using a Map instead`;
+ * `The cache is stale because…` → `explained that the cache is stale because…`. Pronouns move to
+ * the third person (`my` → `their`). `replacement` stands in for the first referring pronoun.
+ */
+export function reportPredicate(p: Prepared, role: Role, names: Referents, replacement?: readonly Token[]): string {
+  const shift = (tokens: readonly Token[]): Token[] => shiftPronouns(tokens, role, names);
+  const clause = (tokens: readonly Token[], verb = false): string => text(lowerFirst(shift(tokens), verb));
+  const addressee = role === 'ASSISTANT' ? names.user : names.assistant;
+  const shape = withReplacement(p.shape, replacement);
+  switch (shape.kind) {
+    case 'howTo':
+      return `asked ${text(shape.wh).toLowerCase()} to ${clause(shape.vp, true)}`;
+    case 'question':
+      return `asked ${question(shape, role, names, shift)}`;
+    case 'request':
+      return role === 'ASSISTANT' ? suggestion(shape.vp, false, shift) : `asked ${addressee} to ${clause(shape.vp, true)}`;
+    case 'help': {
+      if (!shape.topic) return `asked for help ${text(gerundize(shift(shape.vp)))}`;
+      const topic = clause(shape.vp);
+      return /^(with|on|about) /.test(topic) ? `asked for help ${topic}` : `asked for help with ${topic}`;
+    }
+    case 'report': {
+      const object = clause(shape.object);
+      if (shape.lead) return `reported ${shape.lead.lower === 'having' ? 'having' : gerund(shape.lead.lemma)} ${object}`;
+      if (/^(question|doubt) about /.test(object)) return `asked about ${object.replace(/^\w+ about /, '')}`;
+      return `reported ${/^[aeiou]/.test(object) ? 'an' : 'a'} ${object}`;
+    }
+    case 'suggestion':
+      return suggestion(shape.vp, shape.recommend, shift);
+    case 'desire':
+    case 'progressive':
+    case 'statement':
+      return statement(p, role, shift);
+  }
+}
+
+function withReplacement(shape: Shape, replacement: readonly Token[] | undefined): Shape {
+  if (!replacement) return shape;
+  const swap = (tokens: readonly Token[]): readonly Token[] | undefined => {
+    const i = referringPronoun(tokens);
+    if (i < 0) return undefined;
+    return [...tokens.slice(0, i), ...replacement.map((t) => ({ ...t, space: true })), ...tokens.slice(i + 1)];
+  };
+  switch (shape.kind) {
+    case 'question': {
+      const subject = swap(shape.subject);
+      if (subject) return { ...shape, subject };
+      const rest = swap(shape.rest);
+      return rest ? { ...shape, rest } : shape;
+    }
+    case 'howTo':
+    case 'request':
+    case 'help':
+    case 'desire':
+    case 'suggestion': {
+      const vp = swap(shape.vp);
+      return vp ? { ...shape, vp } : shape;
+    }
+    default:
+      return shape;
+  }
+}
+
+function suggestion(vp: readonly Token[], recommend: boolean, shift: (t: readonly Token[]) => Token[]): string {
+  const verb = recommend ? 'recommended' : 'suggested';
+  const first = vp[0]?.lower;
+  if (first === 'note' || first === 'remember') {
+    const rest = vp.slice(1);
+    return `noted ${rest[0]?.lower === 'that' ? '' : 'that '}${text(lowerFirst(shift(rest)))}`;
+  }
+  const phrase = isBaseVerb(vp[0]) ? gerundize(shift(vp), true) : lowerFirst(shift(vp));
+  return `${verb} ${text(phrase)}`;
+}
+
+type Question = Extract<Shape, { kind: 'question' }>;
+
+function question(q: Question, role: Role, names: Referents, shift: (t: readonly Token[]) => Token[]): string {
+  const wh = q.wh.length > 0 ? q.wh.map((t) => retext(t, t.lower)) : [word('whether')];
+  const not = q.negated ? [word('not', 'PART')] : [];
+  if (!q.aux) return text([...wh, ...shift(q.rest)]);
+  const aux = q.aux.lower;
+  if (q.subject.length === 0) return text([...wh, retext(q.aux, aux), ...not, ...shift(q.rest)]);
+  // `What is the difference between X and Y?` reads better as `about the difference between X and Y`.
+  if (q.wh[0]?.lower === 'what' && /^(is|are)$/.test(aux) && !q.negated && (q.rest[0]?.pos === 'ADP' || q.rest[0]?.lower === 'to')) {
+    return `about ${text(lowerFirst(shift([...q.subject, ...q.rest])))}`;
+  }
+  const subject = lowerFirst(shift(q.subject));
+  const singular = isSingular(q.subject, role, names);
+  const rest = shift(q.rest);
+  if (DO_FORMS.has(aux)) {
+    if (!q.verb) return text([...wh, ...subject, ...rest]);
+    const verb = q.verb.lower;
+    const verbs = q.negated
+      ? [word(aux === 'did' ? 'did' : singular ? 'does' : 'do'), word('not'), word(verb)]
+      : [word(aux === 'did' ? past(verb) : singular ? thirdPerson(verb) : verb)];
+    return text([...wh, ...subject, ...verbs, ...rest]);
+  }
+  return text([...wh, ...subject, word(agree(aux, q.subject, role, names)), ...not, ...rest]);
+}
+
+/** Whether the subject, once shifted to the third person, takes a singular verb. */
+function isSingular(subject: readonly Token[], role: Role, names: Referents): boolean {
+  const head = subject[subject.length - 1]!;
+  if (subject.length === 1) {
+    if (head.lower === 'i') return role === 'ASSISTANT' && !names.assistantIsPerson;
+    if (head.lower === 'you') return role === 'USER' || role === 'SYSTEM';
+    if (/^(we|they|these|those|people)$/.test(head.lower)) return false;
+    if (/^(he|she|it|this|that|there|one|someone|something|everything|anyone|anything|nothing|everyone)$/.test(head.lower)) return true;
+  }
+  return head.lemma === head.lower || !/s$/.test(head.lower);
+}
+
+/** The auxiliary after a shifted subject: `I am` → `they are`, the user's `you are` → `the assistant is`. */
+function agree(aux: string, subject: readonly Token[], role: Role, names: Referents): string {
+  const only = subject.length === 1 ? subject[0]!.lower : '';
+  const itself = role === 'ASSISTANT' && !names.assistantIsPerson;
+  if (only === 'i' && !itself) return ({ am: 'are', was: 'were' } as Record<string, string>)[aux] ?? aux;
+  if ((only === 'i' && itself) || (only === 'you' && (role === 'USER' || role === 'SYSTEM'))) {
+    return ({ am: 'is', are: 'is', were: 'was', have: 'has' } as Record<string, string>)[aux] ?? aux;
+  }
+  return aux;
+}
+
+const CAUSE = /\b(because|caused|causes|happens|due to|reason|means|since|so that|results? in)\b/;
+const ADVICE = /\b(should|recommend|recommended|better|best|prefer|instead|consider|ideally|avoid|make sure)\b/;
+const NOTE = /^(note|keep in mind|be aware|remember|bear in mind|be careful)\b/;
+
+function statement(p: Prepared, role: Role, shift: (t: readonly Token[]) => Token[]): string {
+  let tokens = [...p.tokens];
+  // `I think X` / `It seems X` report X; the hedge is the observer's to drop.
+  const hedge = /^(i|we) (think|believe|suspect|guess|feel)( that)? |^it (seems|looks like|sounds like)( that)? /.exec(text(tokens).toLowerCase() + ' ');
+  if (hedge) tokens = tokens.slice(hedge[0].trim().split(/\s+/).length);
+  const lower = text(tokens).toLowerCase();
+  const body = text(lowerFirst(shift(tokens)));
+  if (body === '') return '';
+  const that = /^(they|it) /.test(body) ? '' : 'that ';
+  if (role === 'ASSISTANT') {
+    if (p.answer === 'yes') return `confirmed that ${body}`;
+    if (p.answer === 'no') return `replied that ${body}`;
+    const note = NOTE.exec(lower);
+    if (note) {
+      const rest = text(lowerFirst(shift(tokens.slice(note[0].split(' ').length)))).replace(/^that /, '');
+      return `noted that ${rest}`;
+    }
+    if (CAUSE.test(lower)) return `explained that ${body}`;
+    if (ADVICE.test(lower)) return `suggested that ${body}`;
+    return `explained that ${body}`;
+  }
+  if (p.answer === 'yes') return `confirmed that ${body}`;
+  if (tokens.some((t) => PROBLEM_WORDS.has(t.lower))) return `reported ${that}${body}`;
+  return `said ${that}${body}`;
+}
+
+/** Joins tokens into text with tidy spacing. */
+function text(tokens: readonly Token[]): string {
+  return joinTokens(tokens).replace(/\s+/g, ' ').replace(/\s+([,.;:!?%])/g, '$1').trim();
+}

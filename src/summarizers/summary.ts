@@ -1,0 +1,223 @@
+import { article, codeKind, codeNoun } from './code-language.js';
+import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
+import { hasGreeting, isThanks } from './courtesy.js';
+import { capitalizeText } from './phrase.js';
+import type { Referents } from './pronouns.js';
+import { reportPredicate } from './reported.js';
+import { pickRequest, prepare, type Request } from './request.js';
+import { referringPronoun, salientPhrase } from './salient.js';
+import { overlap, scoreSentence } from './scoring.js';
+import { word } from './tokens.js';
+
+/** Options of the summary writer. */
+export interface SummaryOptions {
+  /** Most sentences in the summary. */
+  readonly maxSentences: number;
+  /** Most characters in the summary. */
+  readonly maxLength: number;
+  /** How each role is named as a speaker (`The user`, `The assistant`). */
+  readonly speakers: Readonly<Record<Role, string>>;
+}
+
+/** A line of the summary before rendering: a picked sentence, or a message that is only code. */
+interface Item {
+  readonly message: number;
+  readonly order: number;
+  readonly role: Role;
+  readonly sentence?: Sentence;
+}
+
+// Reported clauses longer than this are cut at a clause boundary.
+const MAX_CLAUSE = 220;
+// Sentences of one message in a summary: more would crowd out the other side of the conversation.
+const PER_MESSAGE = 2;
+// An answer's code is mentioned in the same sentence when that sentence is short enough.
+const MERGE_LIMIT = 160;
+
+/**
+ * An observer's summary: the user's request ("The user asked how to …"), the first answer, then
+ * the most central other sentences, in conversation order, each reported with its speaker ("The
+ * assistant suggested …", "The user then asked …"). Shared code is mentioned by language, never
+ * quoted. '' when no message has prose or code.
+ */
+export function writeSummary(conversation: Conversation, options: SummaryOptions): string {
+  const names: Referents = {
+    user: referent(options.speakers.USER),
+    assistant: referent(options.speakers.ASSISTANT),
+    assistantIsPerson: !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
+  };
+  const onlySystem = conversation.messages.every((m) => m.role === 'SYSTEM' || (m.sentences.length === 0 && m.code.length === 0));
+  const eligible = (s: Sentence): boolean => !s.courtesy && (s.role !== 'SYSTEM' || onlySystem);
+  const request = pickRequest(conversation);
+  const opening = request && eligible(request.prepared.sentence) ? request.prepared.sentence : undefined;
+  const budget = Math.max(1, options.maxSentences);
+
+  // Messages that are only code get a line of their own ("The user shared a Python code snippet").
+  const codeOnly = codeMessages(conversation, request).filter((m) => !m.sentences.some(eligible));
+  const room = Math.max(0, budget - (opening ? 1 : 0) - codeOnly.length);
+  const picked = pick(conversation, opening, request, room, eligible);
+  const items: Item[] = [
+    ...(opening ? [{ message: opening.message, order: opening.index, role: opening.role, sentence: opening }] : []),
+    ...picked.map((s) => ({ message: s.message, order: s.index, role: s.role, sentence: s })),
+    ...codeOnly.map((m) => ({ message: m.index, order: 0, role: m.role })),
+  ].sort((a, b) => a.message - b.message || a.order - b.order);
+
+  if (items.length === 0) return smallTalk(conversation, options.speakers, names);
+  return render(items, conversation, request, names, options);
+}
+
+/** The first answer's first content sentence, then the best-scored others, without repeats. */
+function pick(
+  conversation: Conversation,
+  opening: Sentence | undefined,
+  request: Request | undefined,
+  room: number,
+  eligible: (s: Sentence) => boolean,
+): Sentence[] {
+  const scores = new Map<Sentence, number>();
+  for (const s of conversation.sentences) if (eligible(s) && s !== opening) scores.set(s, scoreSentence(conversation, s));
+  const ranked = [...scores].filter(([, score]) => score > 0).map(([s]) => s)
+    .sort((a, b) => scores.get(b)! - scores.get(a)! || a.message - b.message || a.index - b.index);
+  const picked: Sentence[] = [];
+  const take = (s: Sentence): void => {
+    if (picked.length >= room || picked.includes(s)) return;
+    const chosen = opening ? [opening, ...picked] : picked;
+    if (chosen.some((c) => overlap(c, s) >= 0.5)) return;
+    if (chosen.filter((c) => c.message === s.message).length >= PER_MESSAGE) return;
+    picked.push(s);
+  };
+  // Answers usually lead with the point, so the first answer's first content sentence comes first.
+  const after = request?.message.index ?? -1;
+  const answer = conversation.messages.find((m) => m.role === 'ASSISTANT' && m.index > after && m.sentences.some((s) => (scores.get(s) ?? 0) > 0));
+  const lead = answer?.sentences.find((s) => (scores.get(s) ?? 0) > 0);
+  if (lead) take(lead);
+  for (const s of ranked) take(s);
+  return picked;
+}
+
+/** The first user message with code, and the first answer with code after the request. */
+function codeMessages(conversation: Conversation, request: Request | undefined): AnalyzedMessage[] {
+  const user = conversation.messages.find((m) => m.role !== 'ASSISTANT' && m.role !== 'SYSTEM' && m.code.length > 0);
+  const after = request?.message.index ?? -1;
+  const answer = conversation.messages.find((m) => m.role === 'ASSISTANT' && m.code.length > 0 && m.index > after);
+  return [user, answer].filter((m): m is AnalyzedMessage => m !== undefined);
+}
+
+/** `The user` → `the user`; custom names such as `#Person2#` are kept as given. */
+function referent(speaker: string): string {
+  return /^The\s/.test(speaker) ? `the${speaker.slice(3)}` : speaker;
+}
+
+/** `a TypeScript code example`, `two Python code snippets`, `shell commands`, `a stack trace`. */
+function describe(message: AnalyzedMessage): string {
+  const language = message.code[0]!.language;
+  const kind = codeKind(language);
+  let phrase = codeNoun(language);
+  if (kind === 'program' || kind === 'unknown') phrase = `${phrase} ${message.role === 'ASSISTANT' ? 'example' : 'snippet'}`;
+  if (kind === 'shell') return phrase;
+  const count = message.code.length;
+  if (count > 1 && message.code.every((c) => c.language === language)) {
+    return `${count === 2 ? 'two' : count === 3 ? 'three' : 'several'} ${phrase}s`;
+  }
+  return `${article(phrase)} ${phrase}`;
+}
+
+function render(items: readonly Item[], conversation: Conversation, request: Request | undefined, names: Referents, options: SummaryOptions): string {
+  const out: string[] = [];
+  const described = new Set<number>();
+  let length = 0;
+  let previous: Item | undefined;
+  const push = (item: Item, predicate: string): boolean => {
+    if (out.length >= options.maxSentences) return false;
+    const speaker = options.speakers[item.role];
+    const connector = previous?.role === item.role ? ' also' : item.role !== 'ASSISTANT' && previous?.role === 'ASSISTANT' ? ' then' : '';
+    let sentence = capitalizeText(`${speaker}${connector} ${predicate}`.replace(/\s+/g, ' ').trim());
+    sentence = /[.!?]$/.test(sentence) && !/^\S+ wrote:/.test(sentence) ? sentence : `${sentence.replace(/[\s,;:]+$/, '')}.`;
+    if (/wrote: /.test(sentence)) sentence = sentence.replace(/([.!?])\.$/, '$1');
+    const room = options.maxLength - length - (out.length > 0 ? 1 : 0);
+    if (sentence.length > room) {
+      if (out.length > 0 || room < 20) return false;
+      sentence = `${clip(sentence.slice(0, -1), room - 1)}.`;
+    }
+    out.push(sentence);
+    length += sentence.length + (out.length > 1 ? 1 : 0);
+    previous = item;
+    return true;
+  };
+
+  for (const item of items) {
+    const message = conversation.messages[item.message]!;
+    const hasCode = message.code.length > 0 && !described.has(message.index) && (message.role !== 'SYSTEM');
+    if (!item.sentence) {
+      described.add(message.index);
+      if (!push(item, `${item.role === 'ASSISTANT' ? 'replied with' : 'shared'} ${describe(message)}`)) break;
+      continue;
+    }
+    const firstOfMessage = !previous || previous.message !== item.message;
+    let predicate = predicateOf(item, conversation, request, names, firstOfMessage && hasCode);
+    if (!/\s\S/.test(predicate)) continue; // Nothing left to report once rewritten.
+    let note: string | undefined;
+    if (hasCode) {
+      described.add(message.index);
+      if (item.role !== 'ASSISTANT') predicate = `shared ${describe(message)} and ${predicate}`;
+      else if (predicate.length <= MERGE_LIMIT) predicate = `${predicate.replace(/[.!?]$/, '')}, and shared ${describe(message)}`;
+      else note = `shared ${describe(message)}`;
+    }
+    if (!push(item, predicate)) break;
+    if (note) push({ ...item, order: item.order + 0.5 }, note);
+  }
+  return out.join(' ');
+}
+
+function predicateOf(item: Item, conversation: Conversation, request: Request | undefined, names: Referents, withCode: boolean): string {
+  const sentence = item.sentence!;
+  const message = conversation.messages[item.message]!;
+  // Text in another language is not rewritten: the observer notes what was written.
+  if (!message.english) return `wrote: ${clip(sentence.text, MAX_CLAUSE)}`;
+  const prepared = request?.prepared.sentence === sentence ? request.prepared : prepare(sentence);
+  // A pronoun with nothing before it stands for the shared code (`asked why it fails`) or for
+  // the request's most likely antecedent (`asked how to retry the request`).
+  const first = !message.sentences.slice(0, sentence.index).some((s) => !s.courtesy);
+  let replacement;
+  if (first && referringPronoun(prepared.tokens) >= 0) {
+    replacement = withCode ? [word('it', 'PRON')] : request && request.prepared === prepared ? salientPhrase(conversation, request) : undefined;
+  }
+  return clip(reportPredicate(prepared, item.role, names, replacement), MAX_CLAUSE);
+}
+
+/** A summary for conversations that are only greetings and thanks. */
+function smallTalk(conversation: Conversation, speakers: Readonly<Record<Role, string>>, names: Referents): string {
+  const said = (role: Role, test: (text: string) => boolean): boolean =>
+    conversation.sentences.some((s) => s.role === role && test(s.text));
+  if (conversation.sentences.length === 0) return '';
+  const user = speakers.USER;
+  if (said('USER', hasGreeting) && conversation.sentences.some((s) => s.role === 'ASSISTANT')) {
+    return `${user} and ${names.assistant} exchanged greetings.`;
+  }
+  if (said('USER', hasGreeting)) return `${user} greeted ${names.assistant}.`;
+  if (said('USER', isThanks)) return `${user} thanked ${names.assistant}.`;
+  return `${user} and ${names.assistant} exchanged pleasantries.`;
+}
+
+const BOUNDARY = /,\s|;\s|\s(?:because|which|and|but|so|when|while|where|although|since|with)\s/g;
+
+/** Shortens text to `max` characters at a clause boundary, else at a word boundary. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = -1;
+  for (const m of text.matchAll(BOUNDARY)) {
+    if (m.index > max) break;
+    if (m.index >= max * 0.4) cut = m.index;
+  }
+  if (cut < 0) cut = text.lastIndexOf(' ', max);
+  if (cut <= 0) cut = max;
+  let out = text.slice(0, cut);
+  for (;;) {
+    const trimmed = out
+      .replace(/[\s,;:(\-–—]+$/, '')
+      .replace(/\s+(the|a|an|and|or|to|of|with|in|on|for|that|which|but|so|is|are|their|its|by|from|as)$/i, '');
+    if (trimmed === out) break;
+    out = trimmed;
+  }
+  return out;
+}

@@ -1,0 +1,28 @@
+/**
+ * Run by the crash test: opens the JSON-file repository in the folder given as argv[2] and
+ * commits numbered records forever, 8 transactions in flight, printing `ack <n>` for each one
+ * that resolved. The parent kills it with SIGKILL at a random moment.
+ */
+import { createJsonFileRepository } from '../../src/index.js';
+import { conversationRecord } from '../contracts/repository-contract.js';
+
+const folder = process.argv[2]!;
+// A small compaction threshold, so kills also land during snapshot writes and journal rotations.
+const repository = await createJsonFileRepository({ file: `${folder}/db.json`, compactAfterBytes: 64 * 1024 });
+// Continue numbering after what earlier runs left, so every run adds new records.
+let next = await repository.read((view) => Math.max(-1, ...view.list('conversations').map((c) => Number(c.id.slice(1)))) + 1);
+
+async function worker(): Promise<void> {
+  for (;;) {
+    const n = next++;
+    await repository.transact((tx) => {
+      tx.put('conversations', conversationRecord(`c${n}`, `number ${n}`));
+      // A second write in the same transaction: both must survive together or not at all.
+      tx.put('websites', { id: `w${n}`, url: `https://example.com/${n}`, name: `${n}`, created: { value: '2026-01-01T00:00:00.000Z' }, updated: { value: '2026-01-01T00:00:00.000Z' }, conversations: [`c${n}`] });
+    });
+    process.stdout.write(`ack ${n}\n`);
+  }
+}
+
+process.stdout.write('ready\n');
+await Promise.all(Array.from({ length: 8 }, worker));

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createJsonFileRepository } from '../../src/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const CHILD = path.resolve('test/storage/crash-child.ts');
+const RUNS = 20;
+
+/** Starts the child, kills it with SIGKILL `delayMs` after it is ready, answers the acknowledged numbers. */
+function runAndKill(folder: string, delayMs: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    // node itself, with tsx as a loader: the tsx CLI would run the script in a grandchild that
+    // SIGKILL would not reach.
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, folder], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const acked: number[] = [];
+    let buffer = '';
+    let stderr = '';
+    const giveUp = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`The child did not get ready in time: ${stderr}`));
+    }, 15_000);
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        if (line === 'ready') {
+          clearTimeout(giveUp);
+          setTimeout(() => child.kill('SIGKILL'), delayMs);
+        } else if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
+      }
+    });
+    child.on('exit', (_code, signal) => {
+      clearTimeout(giveUp);
+      if (signal === 'SIGKILL') resolve(acked);
+      else reject(new Error(`The child exited by itself: ${stderr}`));
+    });
+  });
+}
+
+describe('crash safety of the JSON-file repository', () => {
+  it(`keeps every acknowledged write across ${RUNS} kill -9 at random moments`, { timeout: 180_000 }, async () => {
+    const folder = await tempDir('cms-crash-');
+    let expected = new Set<string>();
+    let totalAcked = 0;
+    for (let run = 0; run < RUNS; run++) {
+      // Spread the kill moments from right after start to well into the run.
+      const delayMs = 5 + Math.floor(Math.random() * 400);
+      const acked = await runAndKill(folder, delayMs);
+      totalAcked += acked.length;
+
+      const warnings: string[] = [];
+      const repository = await createJsonFileRepository({ file: `${folder}/db.json`, logger: { warn: (m) => warnings.push(m) } });
+      const state = await repository.read((view) => ({
+        conversations: new Set(view.list('conversations').map((c) => c.id)),
+        websites: new Map(view.list('websites').map((w) => [w.id, w])),
+      }));
+      for (const n of acked) expected.add(`c${n}`);
+      for (const id of expected) expect(state.conversations.has(id), `${id} acknowledged before run ${run}'s kill`).toBe(true);
+      // Transactions are atomic: each conversation came with its website.
+      for (const id of state.conversations) expect(state.websites.get(`w${id.slice(1)}`)?.conversations).toEqual([id]);
+      expected = state.conversations;
+      await repository.close();
+    }
+    expect(totalAcked).toBeGreaterThan(0);
+  });
+});

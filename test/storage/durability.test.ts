@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COLLECTION_NAMES, createJsonFileRepository, createService, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
+import { conversationRecord } from '../contracts/repository-contract.js';
+import { said, seeds, steppingClock } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const root = await tempDir('cms-durability-');
+let counter = 0;
+const freshFile = () => path.join(root, `case-${++counter}`, 'db.json');
+const quietLogger = () => {
+  const warnings: string[] = [];
+  return { warnings, warn: (message: string) => warnings.push(message) };
+};
+
+/** Every record of every collection, for comparing two states record for record. */
+const everything = (repository: Repository) =>
+  repository.read((view) => Object.fromEntries(COLLECTION_NAMES.map((name) => [name, view.list(name)])));
+
+describe('JSON-file repository: locking', () => {
+  it('refuses a second opener of the same data, naming the folder and the holder', async () => {
+    const file = freshFile();
+    const first = await createJsonFileRepository({ file });
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(new RegExp(`${path.dirname(file)}.*in use by process ${process.pid}`));
+    await first.close();
+    const again = await createJsonFileRepository({ file });
+    await again.close();
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const file = freshFile();
+    const dead = spawn(process.execPath, ['-e', '']);
+    const deadPid = await new Promise<number>((resolve) => dead.on('exit', () => resolve(dead.pid!)));
+    await createJsonFileRepository({ file }).then((r) => r.close());
+    const { hostname } = await import('node:os');
+    await writeFile(`${file}.lock`, JSON.stringify({ pid: deadPid, hostname: hostname(), since: '2026-01-01T00:00:00.000Z' }));
+    const repository = await createJsonFileRepository({ file });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('after-takeover')));
+    await repository.close();
+  });
+});
+
+describe('JSON-file repository: journal and snapshot', () => {
+  it('keeps changes in the journal and folds them into the snapshot at close', async () => {
+    const file = freshFile();
+    const repository = await createJsonFileRepository({ file });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('c1')));
+    const journals = (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-'));
+    expect(journals).toHaveLength(1);
+    expect(await readFile(path.join(path.dirname(file), journals[0]!), 'utf8')).toContain('"c1"');
+    await repository.close();
+
+    expect((await readdir(path.dirname(file))).filter((name) => name.includes('.journal-'))).toEqual([]);
+    const snapshot = JSON.parse(await readFile(file, 'utf8'));
+    expect(snapshot).toMatchObject({ version: JSON_FILE_FORMAT_VERSION, conversations: [{ id: 'c1' }] });
+  });
+
+  it('reopens to the same state, record for record, after compactions and without', async () => {
+    const file = freshFile();
+    const service = await createService({ repository: await createJsonFileRepository({ file, compactAfterBytes: 2_000 }), clock: steppingClock() });
+    const conversation = await service.createConversation({ type: 'COPILOT', messages: [said('USER', 'How do I retry?'), said('ASSISTANT', 'Use backoff.')] });
+    const website = await service.createWebsite(seeds.website);
+    const anchor = await service.createAnchor(seeds.anchor);
+    for (let i = 0; i < 30; i++) {
+      await service.associateWebsite(conversation.id, website.id);
+      await service.associateAnchor(conversation.id, anchor.id);
+      await service.incrementConversationScores(conversation.id, { conversation: { reuse: true } });
+      await service.disassociateAnchor(conversation.id, anchor.id);
+    }
+    await service.summarizeConversation(conversation.id);
+    await service.createModel({ version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: 'm', cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION' });
+    const before = await service.getConversation(conversation.id);
+    await service.close();
+
+    const repository = await createJsonFileRepository({ file });
+    const reopened = await everything(repository);
+    await repository.close();
+    const again = await createJsonFileRepository({ file });
+    expect(await everything(again)).toEqual(reopened);
+    const service2 = await createService({ repository: again });
+    expect(await service2.getConversation(conversation.id)).toEqual(before);
+    expect(before.score?.reuse).toBe(30);
+    await service2.close();
+  });
+
+  it('discards a torn last journal record with a warning, keeping everything before it', async () => {
+    const file = freshFile();
+    const repository = await createJsonFileRepository({ file, compactAfterBytes: Number.MAX_SAFE_INTEGER });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('kept')));
+    await repository.close();
+    // A crash mid-append: a journal whose last line is cut short.
+    const journal = `${file}.journal-000099`;
+    await writeFile(journal, `${JSON.stringify({ seq: 2, changes: [['conversations', 'also-kept', conversationRecord('also-kept')]] })}\n{"seq":3,"changes":[["conversations","to`);
+
+    const logger = quietLogger();
+    const reopened = await createJsonFileRepository({ file, logger });
+    expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(['kept', 'also-kept']);
+    expect(logger.warnings.join('\n')).toMatch(/torn record at the end of .*journal-000099 \(line 2/);
+    await reopened.transact((tx) => tx.put('conversations', conversationRecord('after')));
+    await reopened.close();
+    const last = await createJsonFileRepository({ file });
+    expect((await last.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(['kept', 'also-kept', 'after']);
+    await last.close();
+  });
+
+  it('stops at a corrupt journal record that is not the last, naming the file and line', async () => {
+    const file = freshFile();
+    await createJsonFileRepository({ file }).then((r) => r.close());
+    const journal = `${file}.journal-000007`;
+    const good = JSON.stringify({ seq: 1, changes: [['conversations', 'c1', conversationRecord('c1')]] });
+    await writeFile(journal, `${good}\nnot json at all\n${good.replace('"seq":1', '"seq":2')}\n`);
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(/journal-000007 is corrupt at line 2 \(byte \d+\)/);
+    expect(await readFile(journal, 'utf8')).toContain('not json at all');
+  });
+
+  it('stops at a corrupt snapshot, naming the file and position, changing nothing and keeping the backup', async () => {
+    const file = freshFile();
+    for (const id of ['first', 'second']) {
+      const repository = await createJsonFileRepository({ file });
+      await repository.transact((tx) => tx.put('conversations', conversationRecord(id)));
+      await repository.close();
+    }
+    const backup = await readFile(`${file}.bak`, 'utf8');
+    expect(JSON.parse(backup).conversations.map((c: { id: string }) => c.id)).toEqual(['first']);
+    const corrupt = (await readFile(file, 'utf8')).replace('"second"', '"second');
+    await writeFile(file, corrupt);
+
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(new RegExp(`snapshot ${file} cannot be parsed at line \\d+, column \\d+`));
+    expect(await readFile(file, 'utf8')).toBe(corrupt);
+    expect(await readFile(`${file}.bak`, 'utf8')).toBe(backup);
+    // The lock is released, so the user can open again once the file is repaired.
+    await writeFile(file, backup);
+    const repaired = await createJsonFileRepository({ file });
+    await repaired.close();
+  });
+
+  it('migrates a version 1 file (the first release) to the current format', async () => {
+    const file = freshFile();
+    await createJsonFileRepository({ file }).then((r) => r.close());
+    await writeFile(file, JSON.stringify({ version: 1, conversations: [conversationRecord('from-v1')], models: [] }));
+    const repository = await createJsonFileRepository({ file });
+    expect(await repository.read((view) => view.get('conversations', 'from-v1'))).toEqual(conversationRecord('from-v1'));
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('new')));
+    await repository.close();
+    const migrated = JSON.parse(await readFile(file, 'utf8'));
+    expect(migrated.version).toBe(JSON_FILE_FORMAT_VERSION);
+    expect(migrated.conversations.map((c: { id: string }) => c.id)).toEqual(['from-v1', 'new']);
+  });
+
+  it('refuses a file from a newer release', async () => {
+    const file = freshFile();
+    await createJsonFileRepository({ file }).then((r) => r.close());
+    await writeFile(file, JSON.stringify({ version: JSON_FILE_FORMAT_VERSION + 1, journalSeq: 0 }));
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(/reads up to/);
+  });
+
+  it('shares one flush between concurrent writes and acknowledges every one', async () => {
+    const file = freshFile();
+    const repository = await createJsonFileRepository({ file });
+    await Promise.all(Array.from({ length: 200 }, (_, i) => repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)))));
+    await repository.close();
+    const reopened = await createJsonFileRepository({ file });
+    expect(await reopened.read((view) => view.list('conversations'))).toHaveLength(200);
+    await reopened.close();
+  });
+
+  it('writes journal lines a person can read', async () => {
+    const file = freshFile();
+    const repository = await createJsonFileRepository({ file });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('c1')));
+    const [journal] = (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-'));
+    const line = JSON.parse((await readFile(path.join(path.dirname(file), journal!), 'utf8')).trim());
+    expect(line).toEqual({ seq: 1, changes: [['conversations', 'c1', conversationRecord('c1')]] });
+    await repository.close();
+  });
+});

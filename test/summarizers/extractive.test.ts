@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import type { SummarizerMessage } from '../../src/ports.js';
+import { createExtractiveSummarizer } from '../../src/summarizers/extractive.js';
+
+type Role = SummarizerMessage['role'];
+
+function chat(...turns: Array<[Role, string]>): SummarizerMessage[] {
+  return turns.map(([role, text], i) => ({ id: `m${i + 1}`, role, text }));
+}
+
+const retryHelper = [
+  '```ts',
+  'async function withRetry<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {',
+  '  for (let i = 0; ; i++) {',
+  '    try { return await fn(); } catch (error) {',
+  '      if (i >= attempts - 1) throw error;',
+  '      await new Promise((r) => setTimeout(r, 2 ** i * 100 + Math.random() * 100));',
+  '    }',
+  '  }',
+  '}',
+  '```',
+].join('\n');
+
+const retry = chat(
+  ['USER', 'How do I retry a flaky payment API call in TypeScript? It fails about 5% of the time with a 503.'],
+  [
+    'ASSISTANT',
+    'Use exponential backoff with jitter and cap the number of attempts. A 503 usually means the service is ' +
+      "temporarily overloaded, so retrying immediately makes things worse. Here's a small helper:\n\n" +
+      retryHelper +
+      '\n\nMake sure the payment request is idempotent, for example by sending an idempotency key, so a retried charge is not applied twice.',
+  ],
+  ['USER', 'Should I also retry on 500 errors?'],
+  ['ASSISTANT', 'Only if the endpoint is idempotent. A 500 can mean the charge went through before the error, so retry 500s only with an idempotency key.'],
+  ['USER', 'Thanks, that helps!'],
+);
+
+const reactLoop = chat(
+  [
+    'USER',
+    "Hey! My React component re-renders forever. Here's the code:\n\n```jsx\nuseEffect(() => {\n  setOptions({ ...options, page });\n}, [options, page]);\n```\n\nWhy is this happening?",
+  ],
+  [
+    'ASSISTANT',
+    'The effect depends on `options` and also updates `options`, so every render creates a new object and triggers the effect again. ' +
+      'Use the functional form of the state setter instead:\n\n```jsx\nuseEffect(() => {\n  setOptions((prev) => ({ ...prev, page }));\n}, [page]);\n```',
+  ],
+  ['USER', 'That fixed it, thank you!'],
+  ['ASSISTANT', "You're welcome! Let me know if you run into anything else."],
+);
+
+const dockerNetworking = chat(
+  ['USER', "I'm getting ECONNREFUSED when my API container connects to Postgres in docker compose. It works when I run the API on my laptop."],
+  ['ASSISTANT', 'Inside a container, localhost refers to the container itself, not your machine. Use the service name from your compose file as the host, and make sure the API waits until the database is healthy.'],
+  ['USER', 'How do I make it wait for the database?'],
+  ['ASSISTANT', 'Add a healthcheck to the postgres service and set depends_on with condition: service_healthy on the API service.'],
+);
+
+const indentedCode = chat(
+  ['USER', 'Why does this throw?\n\n    const user = null;\n    console.log(user.name);\n\nI expected undefined.'],
+  ['ASSISTANT', 'Reading a property of null throws a TypeError. Use optional chaining, user?.name, to get undefined instead.'],
+);
+
+const conversations = { retry, reactLoop, dockerNetworking, indentedCode };
+
+/** Every line of every code block in the conversation, for "never quoted" checks. */
+function codeLines(messages: readonly SummarizerMessage[]): string[] {
+  const lines: string[] = [];
+  for (const { text } of messages) {
+    for (const block of text.match(/```[\s\S]*?```/g) ?? []) lines.push(...block.split('\n').slice(1, -1));
+    for (const line of text.split('\n')) if (/^ {4}\S/.test(line)) lines.push(line);
+  }
+  return lines.map((l) => l.trim()).filter((l) => l.length >= 8);
+}
+
+function words(title: string): number {
+  return title.split(/\s+/).filter(Boolean).length;
+}
+
+describe('createExtractiveSummarizer: titles', () => {
+  const summarizer = createExtractiveSummarizer();
+
+  it('turns the first request into a short title that reads as a title', async () => {
+    expect(await summarizer.title(retry)).toBe('Retrying a flaky payment API call in TypeScript');
+    expect(await summarizer.title(dockerNetworking)).toMatch(/^ECONNREFUSED when .*Postgres/);
+    expect(
+      await summarizer.title(chat(['USER', "What's the difference between interface and type in TypeScript?"])),
+    ).toBe('Difference between interface and type in TypeScript');
+    expect(await summarizer.title(chat(['USER', 'Hey, I want to migrate our webpack config to Vite.']))).toBe(
+      'Migrating the webpack config to Vite',
+    );
+  });
+
+  it('keeps every title between 2 and 8 words, without trailing punctuation or code', async () => {
+    const extra = [
+      chat(['USER', 'Write a Python function that parses CSV files into dictionaries keyed by the header row, skipping empty lines.']),
+      chat(['USER', 'Why does my Jest test time out?']),
+      chat(['USER', 'Can you help me fix this React useEffect infinite loop?']),
+    ];
+    for (const messages of [...Object.values(conversations), ...extra]) {
+      const title = await summarizer.title(messages);
+      expect(words(title), title).toBeGreaterThanOrEqual(2);
+      expect(words(title), title).toBeLessThanOrEqual(8);
+      expect(title).not.toMatch(/[.,;:!?]$/);
+      expect(title).not.toMatch(/[`{};=]|=>/);
+      for (const line of codeLines(messages)) expect(title).not.toContain(line);
+    }
+  });
+
+  it('respects maxTitleWords', async () => {
+    const short = createExtractiveSummarizer({ maxTitleWords: 4 });
+    const title = await short.title(retry);
+    expect(words(title)).toBeLessThanOrEqual(4);
+    expect(words(title)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('names a code-only conversation after the language of the code', async () => {
+    const python = chat(['USER', '```python\nimport pandas as pd\ndf = pd.read_csv("data.csv")\nprint(df.head())\n```']);
+    expect(await summarizer.title(python)).toBe('Python code snippet');
+    const unlabelled = chat(['USER', '```\nconst total = items.reduce((sum, item) => sum + item.price, 0);\n```']);
+    expect(await summarizer.title(unlabelled)).toBe('JavaScript code snippet');
+  });
+
+  it('describes a vague question about pasted code by the code', async () => {
+    expect(await summarizer.title(indentedCode)).toBe('JavaScript code throwing');
+    expect(await summarizer.title(reactLoop)).toBe('React component re-renders forever');
+  });
+
+  it('falls back to a greeting title for small talk', async () => {
+    expect(await summarizer.title(chat(['USER', 'hi'], ['ASSISTANT', 'Hello! How can I help you today?']))).toBe('Greeting');
+    expect(await summarizer.title(chat(['USER', 'Thanks!'], ['ASSISTANT', "You're welcome!"]))).toBe('Short chat');
+  });
+
+  it('quotes the first words of text that is not English', async () => {
+    const spanish = chat(['USER', '¿Cómo puedo configurar el servidor de producción con Docker?']);
+    expect(await summarizer.title(spanish)).toBe('Cómo puedo configurar el servidor de');
+    const japanese = chat(['USER', 'サーバーの設定方法を教えてください']);
+    expect(await summarizer.title(japanese)).toBe('サーバーの設定方法を教えてください');
+  });
+});
+
+describe('createExtractiveSummarizer: summaries', () => {
+  const summarizer = createExtractiveSummarizer();
+
+  it('reads like an observer: the user asked, the assistant answered', async () => {
+    const summary = await summarizer.summarize(retry);
+    expect(summary).toMatch(/^The user asked how to retry a flaky payment API call in TypeScript\. /);
+    expect(summary).toContain('The assistant suggested using exponential backoff with jitter');
+    expect(summary).toContain('a TypeScript code example');
+  });
+
+  it('reports problems and moves pronouns to the third person', async () => {
+    const summary = await summarizer.summarize(dockerNetworking);
+    expect(summary).toMatch(/^The user reported getting ECONNREFUSED when their API container connects to Postgres/);
+    expect(summary).toMatch(/The assistant (explained|suggested)/);
+    expect(summary).not.toMatch(/\b(I|my|your)\b/);
+  });
+
+  it('describes shared code by language and never quotes it', async () => {
+    for (const messages of Object.values(conversations)) {
+      const summary = await summarizer.summarize(messages);
+      expect(summary).not.toContain('```');
+      for (const line of codeLines(messages)) expect(summary).not.toContain(line);
+    }
+    expect(await summarizer.summarize(indentedCode)).toMatch(/^The user shared a JavaScript code snippet and asked why it throws\./);
+  });
+
+  it('stays within a few sentences and the length limit', async () => {
+    for (const messages of Object.values(conversations)) {
+      const summary = await summarizer.summarize(messages);
+      expect(summary.length).toBeLessThanOrEqual(600);
+      expect(summary.match(/[.!?](\s|$)/g)?.length ?? 0).toBeLessThanOrEqual(4);
+      expect(summary).toMatch(/^The (user|assistant) /);
+    }
+    const tight = createExtractiveSummarizer({ maxSummarySentences: 2, maxSummaryLength: 200 });
+    const summary = await tight.summarize(retry);
+    expect(summary.length).toBeLessThanOrEqual(200);
+    expect(summary.match(/\. /g)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it('leaves system prompts out and names custom speakers', async () => {
+    const withSystem = chat(
+      ['SYSTEM', 'You are a helpful coding assistant. Answer concisely.'],
+      ['USER', 'What is the difference between let and const in JavaScript?'],
+      ['ASSISTANT', 'Both are block scoped. A const binding cannot be reassigned, while a let binding can.'],
+    );
+    const summary = await summarizer.summarize(withSystem);
+    expect(summary).toMatch(/^The user asked about the difference between let and const in JavaScript\./);
+    expect(summary).not.toMatch(/helpful coding assistant/);
+
+    const dialogue = createExtractiveSummarizer({ speakers: { USER: '#Person1#', ASSISTANT: '#Person2#' } });
+    const text = await dialogue.summarize(
+      chat(['USER', '#Person1#: Do you smoke, Mr. Smith?'], ['ASSISTANT', '#Person2#: Yes. I have tried to quit hundreds of times.']),
+    );
+    expect(text).toMatch(/^#Person1# asked whether #Person2# smokes\./);
+  });
+
+  it('summarizes small talk as small talk', async () => {
+    expect(await summarizer.summarize(chat(['USER', 'hi'], ['ASSISTANT', 'Hello! How can I help you today?']))).toBe(
+      'The user and the assistant exchanged greetings.',
+    );
+  });
+});
+
+describe('createExtractiveSummarizer: contract', () => {
+  it('answers the same output for the same input', async () => {
+    const a = createExtractiveSummarizer();
+    const b = createExtractiveSummarizer();
+    for (const messages of Object.values(conversations)) {
+      const first = [await a.title(messages), await a.summarize(messages)];
+      expect([await a.title(messages), await a.summarize(messages)]).toEqual(first);
+      expect([await b.title(messages), await b.summarize(messages)]).toEqual(first);
+    }
+  });
+
+  it("answers '' when no message has usable text", async () => {
+    const summarizer = createExtractiveSummarizer();
+    for (const messages of [[], chat(['USER', '']), chat(['USER', '   \n\t'], ['ASSISTANT', '...!?'])]) {
+      expect(await summarizer.title(messages)).toBe('');
+      expect(await summarizer.summarize(messages)).toBe('');
+    }
+  });
+
+  it('never answers an empty title when some message has text', async () => {
+    const summarizer = createExtractiveSummarizer();
+    for (const text of ['ok', '42', 'Why?', 'lol 🚀', 'a'.repeat(500), '#Person1#: Hello.']) {
+      expect(await summarizer.title(chat(['USER', text])), text).not.toBe('');
+    }
+  });
+
+  it('loads the NLP model on first use, unloads it, and loads it again', async () => {
+    const summarizer = createExtractiveSummarizer();
+    expect(summarizer.isLoaded()).toBe(false);
+    await summarizer.title(retry);
+    expect(summarizer.isLoaded()).toBe(true);
+    await summarizer.unload();
+    expect(summarizer.isLoaded()).toBe(false);
+    expect(await summarizer.summarize(retry)).toMatch(/^The user asked how to retry/);
+    expect(summarizer.isLoaded()).toBe(true);
+  });
+
+  it('shares one load between concurrent first calls', async () => {
+    const summarizer = createExtractiveSummarizer();
+    const [title, summary] = await Promise.all([summarizer.title(retry), summarizer.summarize(retry)]);
+    expect(title).not.toBe('');
+    expect(summary).not.toBe('');
+    expect(summarizer.isLoaded()).toBe(true);
+  });
+
+  it('describes itself as an offline extractive model', () => {
+    const { model } = createExtractiveSummarizer();
+    expect(model).toMatchObject({ id: 'extractive-summarizer', usage: 'CODE_DESCRIPTION', type: 'SPEED', cloud: false });
+    expect(model.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(createExtractiveSummarizer({ model: { id: 'custom' } }).model.id).toBe('custom');
+  });
+});
