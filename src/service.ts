@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { LINK_KINDS, type LinkKind } from './links.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
+import { ConversationJsonCache } from './render/json-cache.js';
 import type { OperationContext, ReadOptions } from './operations/context.js';
 import * as conversations from './operations/conversations.js';
 import * as links from './operations/links.js';
@@ -46,6 +47,11 @@ export interface ServiceOptions {
   readonly clock?: () => Date;
   /** Id source, for tests. Default: `crypto.randomUUID`. */
   readonly generateId?: () => string;
+  /**
+   * Bytes of serialized conversations `getConversationJson` keeps for repeated reads (least
+   * recently used go first). Default 16 MiB; 0 turns the cache off.
+   */
+  readonly conversationJsonCacheBytes?: number;
 }
 
 type Capitalized<K extends string> = Capitalize<K>;
@@ -61,6 +67,8 @@ export type LinkMethods = {
 export interface Service extends LinkMethods {
   // The spec's conversation operations
   getConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
+  /** The same answer as `getConversation`, serialized as JSON: what transports send. Cached while unchanged. */
+  getConversationJson(conversation: string, options?: ReadOptions): Promise<string>;
   listConversationMessages(conversation: string, options?: ReadOptions): Promise<ConversationMessages>;
   renameConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
   summarizeConversation(conversation: string, input?: unknown): Promise<ConversationSummarizeOutput>;
@@ -123,6 +131,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       }),
     now: () => ({ value: clock().toISOString() }),
     newId: options.generateId ?? randomUUID,
+    conversationJson: new ConversationJsonCache(options.conversationJsonCacheBytes ?? 16 * 1024 * 1024),
   };
 
   const records = <T>(kind: RecordKindName) => ({
@@ -148,6 +157,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   return {
     ...(linkMethods as LinkMethods),
     getConversation: (id, read) => conversations.getConversation(ctx, id, read),
+    getConversationJson: (id, read) => conversations.getConversationJson(ctx, id, read),
     listConversationMessages: (id, read) => conversations.listConversationMessages(ctx, id, read),
     renameConversation: (id, read) => renameConversation(ctx, id, read),
     summarizeConversation: (id, input) => summarizeConversation(ctx, id, input),

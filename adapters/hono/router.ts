@@ -20,7 +20,10 @@ const noContent = (c: Context) => c.body(null, 204);
 export function createHonoRouter(service: Service, options: HonoRouterOptions = {}): Hono<RouterEnv> {
   const app = new Hono<RouterEnv>();
   app.onError(onError);
-  app.use(
+  // POST only: reading `c.req.raw.body` on a GET makes @hono/node-server build a full Request,
+  // which doubles the cost of a small read.
+  app.post(
+    '*',
     bodyLimit({
       maxSize: options.maxBodyBytes ?? 10 * 1024 * 1024,
       onError: (c) =>
@@ -39,7 +42,8 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   app.get('/conversation/:conversation', async (c) => {
     // The spec declares 410 for an unknown conversation on this route alone.
     c.set('statusOverrides', { NOT_FOUND: 410 });
-    return c.json(await service.getConversation(param(c, 'conversation'), readTransferables(c)));
+    const json = await service.getConversationJson(param(c, 'conversation'), readTransferables(c));
+    return c.body(json, 200, { 'Content-Type': 'application/json' });
   });
   app.get('/conversation/:conversation/messages', async (c) =>
     c.json(await service.listConversationMessages(param(c, 'conversation'), readTransferables(c))),

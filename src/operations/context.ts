@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../errors.js';
 import type { ModelRegistry, ReadView, Repository, Summarizer } from '../ports.js';
 import type { CollectionName, Collections, Timestamp } from '../records.js';
+import type { ConversationJsonCache } from '../render/json-cache.js';
 import type { RenderOptions } from '../render/lists.js';
 import { idSchema } from '../schemas/common.js';
 import { parseInput } from '../validate.js';
@@ -15,6 +16,8 @@ export interface OperationContext {
   now(): Timestamp;
   /** A new record id (a uuid by default). */
   newId(): string;
+  /** Serialized conversations, for transports that answer JSON. */
+  readonly conversationJson: ConversationJsonCache;
 }
 
 /** Options of the reads that answer conversation data. */

@@ -77,6 +77,23 @@ export async function getConversation(ctx: OperationContext, conversationId: str
   return ctx.repository.read((view) => renderConversation(view, mustGet(view, 'conversations', id, 'conversation'), render));
 }
 
+/**
+ * The answer of getConversation, serialized: what a transport sends. Served from a cache while the
+ * conversation, its messages and its annotations are unchanged.
+ */
+export async function getConversationJson(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<string> {
+  const id = parseId(conversationId, 'conversation id');
+  const render = renderOptions(options);
+  return ctx.repository.read((view) => {
+    const cached = ctx.conversationJson.get(view, id, render.transferables);
+    if (cached !== undefined) return cached;
+    const record = mustGet(view, 'conversations', id, 'conversation');
+    const json = JSON.stringify(renderConversation(view, record, render));
+    ctx.conversationJson.set(view, record, render.transferables, json);
+    return json;
+  });
+}
+
 /** The conversation's messages in order, with `indices` giving each message's position. */
 export async function listConversationMessages(
   ctx: OperationContext,

@@ -8,20 +8,14 @@ export interface RenderOptions {
 }
 
 /** A list wrapper of ids: `{ iterable: [{ id }] }`. */
-export const idList = (ids: readonly string[]): ReferenceList => ({ iterable: ids.map((id) => ({ id })) });
-
-/** Position of each id, as the client's `indices`. */
-export function indicesOf(ids: readonly string[]): Record<string, number> {
-  const indices: Record<string, number> = {};
-  ids.forEach((id, index) => {
-    indices[id] = index;
-  });
-  return indices;
+export function idList(ids: readonly string[]): ReferenceList {
+  const iterable: { id: string }[] = new Array(ids.length);
+  for (let i = 0; i < ids.length; i++) iterable[i] = { id: ids[i]! };
+  return { iterable };
 }
 
 /** The fragment as answered: with its TransferableString only when transferables are wanted. */
 export function renderFragment(fragment: Fragment | undefined, options: RenderOptions): Fragment | undefined {
   if (!fragment || options.transferables) return fragment;
-  const { string: _transferable, ...rest } = fragment;
-  return rest;
+  return fragment.metadata ? { metadata: fragment.metadata } : {};
 }

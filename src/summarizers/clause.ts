@@ -22,8 +22,11 @@ export type Shape =
       readonly verb?: Token;
       readonly rest: readonly Token[];
     }
-  /** An imperative or `can you V…`: the speaker asks for something to be done. */
-  | { readonly kind: 'request'; readonly vp: readonly Token[] }
+  /**
+   * An imperative or `can you V…`: the speaker asks for something to be done. `lead` holds a
+   * fronted condition or purpose (`If you already pushed`, `On 3.9`), without its comma.
+   */
+  | { readonly kind: 'request'; readonly vp: readonly Token[]; readonly lead?: readonly Token[] }
   /** `help me V…` (`topic` false) or `help with X` (`topic` true, `vp` is `with X`). */
   | { readonly kind: 'help'; readonly vp: readonly Token[]; readonly topic: boolean }
   /** `I want to V…` (`np` false) or `I need a regex…` (`np` true, `vp` is the noun phrase). */
@@ -112,8 +115,23 @@ function startsNominal(t: Token | undefined): boolean {
 
 /** Parses a sentence whose openers (`Hi,`, `so`) and final punctuation are already removed. */
 export function parseShape(tokens: readonly Token[]): Shape {
+  // `If you already pushed, use git revert`: the imperative after a fronted condition.
+  const comma = leadEnd(tokens);
+  if (comma > 0) {
+    const inner = parseRequest(tokens.slice(comma + 1).map((t, i) => (i === 0 ? { ...t, space: false } : t)));
+    if (inner?.kind === 'request' && !inner.lead) return { ...inner, lead: tokens.slice(0, comma) };
+  }
   return parseHowTo(tokens) ?? parseQuestion(tokens) ?? parseRequest(tokens) ?? parseFirstPerson(tokens) ??
     parseSuggestion(tokens) ?? { kind: 'statement', tokens };
+}
+
+const LEADS = new Set(['if', 'when', 'on', 'in', 'for', 'after', 'before', 'once', 'since', 'unless', 'to', 'with', 'without', 'during', 'while', 'otherwise', 'alternatively', 'instead', 'then', 'finally', 'first', 'next']);
+
+/** Index of the comma that ends a fronted adverbial (`If X,`, `On 3.9,`), or -1. */
+function leadEnd(tokens: readonly Token[]): number {
+  if (!tokens[0] || !LEADS.has(tokens[0].lower)) return -1;
+  const comma = tokens.findIndex((t, i) => i > 0 && i <= 14 && t.text === ',');
+  return comma;
 }
 
 const WAY = 'way|ways|method|approach';
@@ -227,6 +245,7 @@ function parseRequest(tokens: readonly Token[]): Shape | undefined {
     match(tokens, 0, 'I would like|love you to'),
     match(tokens, 0, 'I want|need you to'),
     match(tokens, 0, 'I|we am|was|were wondering if|whether you can|could|would'),
+    match(tokens, 0, 'can|could|would|will someone|anyone|somebody|anybody'),
   );
   if (i < 0) i = 0;
   const help = match(tokens, i, 'help me|us to?');
@@ -239,7 +258,10 @@ function parseRequest(tokens: readonly Token[]): Shape | undefined {
   const helpWith = Math.max(match(tokens, 0, 'I need|want|would|could help|assistance with|on'), match(tokens, 0, 'need help|assistance with|on'), match(tokens, 0, 'help with|on'));
   if (helpWith >= 0 && tokens[helpWith]) return { kind: 'help', vp: tokens.slice(helpWith - 1), topic: true };
   const verb = tokens[i];
-  if (!verb || !isBaseVerb(verb)) return undefined;
+  // `Default it to an empty array`: a capitalised word before an object pronoun is a verb.
+  const beforeObject = i === 0 && !!verb && /^[A-Z][a-z]+$/.test(verb.text) && !verb.stop && /^(it|them|this|these|those)$/.test(tokens[1]?.lower ?? '');
+  if (!verb || !(isBaseVerb(verb) || beforeObject)) return undefined;
+  if (beforeObject) return { kind: 'request', vp: tokens.slice(i) };
   if (i === 0 && !looksImperative(tokens)) return undefined;
   return { kind: 'request', vp: tokens.slice(i) };
 }
@@ -300,14 +322,19 @@ function parseFirstPerson(tokens: readonly Token[]): Shape | undefined {
   return undefined;
 }
 
+const NOT_ADVICE = new Set(['like', 'love', 'want', 'need', 'say', 'be', 'have', 'know', 'see', 'hate', 'think']);
+
 function parseSuggestion(tokens: readonly Token[]): Shape | undefined {
   const recommend = Math.max(match(tokens, 0, 'I would|will? recommend|suggest|advise'), match(tokens, 0, 'my recommendation|suggestion is|would be'));
   if (recommend >= 0 && tokens[recommend]) {
     const to = match(tokens, recommend, 'to');
     return { kind: 'suggestion', vp: tokens.slice(to >= 0 ? to : recommend), recommend: true };
   }
-  for (const pattern of ['you should|could|can|might|may also? want|need? to?', 'I would|might', 'let us', `the ${QUALITY} ${WAY}|fix|solution|option|approach|thing is to?`, 'it is best|better|worth|recommended to']) {
+  for (const pattern of ['you should|could|can|might|may also? want|need? to?', 'I would|might|will', 'let us', `the ${QUALITY} ${WAY}|fix|solution|option|approach|thing is to?`, 'it is best|better|worth|recommended to']) {
     const i = match(tokens, 0, pattern);
+    // `I would love to` is a wish, not advice.
+    if (pattern.startsWith('I ') && i >= 0 && !VERBS.has(tokens[i]!.lower)) continue;
+    if (i >= 0 && NOT_ADVICE.has(tokens[i]!.lower)) continue;
     if (i >= 0 && isBaseVerb(tokens[i])) return { kind: 'suggestion', vp: tokens.slice(i), recommend: /best|recommended/.test(pattern) && /best|recommended/.test(tokens.slice(0, i).map((t) => t.lower).join(' ')) };
     if (i >= 0 && tokens[i]?.pos === 'VERB' && /ing$/.test(tokens[i]!.lower)) return { kind: 'suggestion', vp: tokens.slice(i), recommend: false };
   }

@@ -72,10 +72,17 @@ export function capitalizeText(text: string): string {
 export function dropAsides(tokens: readonly Token[]): Token[] {
   const out: Token[] = [];
   let depth = 0;
+  let space = false; // A dropped token's leading space passes to the next kept token.
   for (const t of tokens) {
+    const drop = t.text === '(' || t.text === '[' || ((t.text === ')' || t.text === ']') && depth > 0) || depth > 0 || /^["'`]+$/.test(t.text);
     if (t.text === '(' || t.text === '[') depth += 1;
     else if ((t.text === ')' || t.text === ']') && depth > 0) depth -= 1;
-    else if (depth === 0 && !/^["'`]+$/.test(t.text)) out.push(t);
+    if (drop) {
+      space ||= t.space;
+      continue;
+    }
+    out.push(space && !t.space && isWordy(t) ? { ...t, space: true } : t);
+    space = false;
   }
   if (out[0]) out[0] = { ...out[0], space: false };
   return out;

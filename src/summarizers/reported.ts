@@ -17,7 +17,7 @@ import { joinTokens, retext, word, type Token } from './tokens.js';
 export function reportPredicate(p: Prepared, role: Role, names: Referents, replacement?: readonly Token[]): string {
   const shift = (tokens: readonly Token[]): Token[] => shiftPronouns(tokens, role, names);
   const clause = (tokens: readonly Token[], verb = false): string => text(lowerFirst(shift(tokens), verb));
-  const addressee = role === 'ASSISTANT' ? names.user : names.assistant;
+  const addressee = role === 'ASSISTANT' ? names.user : role === 'UNKNOWN' ? 'others' : names.assistant;
   const shape = withReplacement(p.shape, replacement);
   switch (shape.kind) {
     case 'howTo':
@@ -25,6 +25,12 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
     case 'question':
       return `asked ${question(shape, role, names, shift)}`;
     case 'request':
+      if (shape.lead) {
+        // `If you already pushed, use git revert` → `suggested that, if they already pushed, they use git revert`.
+        const lead = clause(shape.lead);
+        if (role === 'ASSISTANT') return `suggested that, ${lead}, ${names.assistantIsPerson ? names.user : 'they'} ${clause(shape.vp, true)}`;
+        return `asked ${addressee} to ${clause(shape.vp, true)}, ${lead}`;
+      }
       return role === 'ASSISTANT' ? suggestion(shape.vp, false, shift) : `asked ${addressee} to ${clause(shape.vp, true)}`;
     case 'help': {
       if (!shape.topic) return `asked for help ${text(gerundize(shift(shape.vp)))}`;

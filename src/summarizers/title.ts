@@ -183,7 +183,7 @@ function fromStatement(tokens: readonly Token[]): Token[] {
 /** Cleans, trims and completes title tokens: asides out, `my`/`this` → `the`, pronouns resolved. */
 function finish(raw: readonly Token[], conversation: Conversation, request: Request, max: number): Token[] {
   let tokens = trimEnd(dropAsides(raw));
-  tokens = tokens.map((t, i) => (DEICTIC_DETERMINERS.has(t.lower) && startsPhrase(tokens[i + 1]) ? retext(t, 'the') : t));
+  tokens = tokens.map((t, i) => (DEICTIC_DETERMINERS.has(t.lower) && determines(t, tokens[i + 1]) ? retext(t, 'the') : t));
   const pronoun = referringPronoun(tokens);
   if (pronoun >= 0) {
     const phrase = salientPhrase(conversation, request);
@@ -197,6 +197,13 @@ function finish(raw: readonly Token[], conversation: Conversation, request: Requ
     tokens = [...tokens, word('in', 'ADP'), word(language, 'PROPN')];
   }
   return capitalizeFirst(tokens);
+}
+
+/** Whether `t` determines the next word (`my last commit`, `this error`), rather than standing alone. */
+function determines(t: Token, next: Token | undefined): boolean {
+  if (!next || !isWordy(next)) return false;
+  if (/^(my|our|your|their|his|her)$/.test(t.lower)) return !/^(AUX|ADP|CCONJ|SCONJ|PART)$/.test(next.pos);
+  return startsPhrase(next);
 }
 
 function startsPhrase(t: Token | undefined): boolean {
@@ -225,7 +232,8 @@ function trimTail(tokens: readonly Token[]): Token[] {
     const last = out[out.length - 1];
     if (!last) break;
     const particle = PARTICLES.test(last.lower) && isVerbLike(out[out.length - 2]);
-    if (!isWordy(last) || (!particle && (last.stop || /^(DET|ADP|CCONJ|SCONJ|PART|AUX)$/.test(last.pos)) && !/^(it|them|this|that)$/.test(last.lower))) {
+    // A final `is` can be right (`What a monad is`), so auxiliaries stay; `cut` never ends on one.
+    if (!isWordy(last) || (!particle && (last.stop || /^(DET|ADP|CCONJ|SCONJ|PART)$/.test(last.pos)) && !/^(it|them|this|that|is|are|works?|does)$/.test(last.lower))) {
       out.pop();
       continue;
     }
@@ -234,7 +242,7 @@ function trimTail(tokens: readonly Token[]): Token[] {
   return out;
 }
 
-const STRONG_BREAK = /^(that|which|who|where|when|because|so|if|while|after|before|since|until|unless|but|and|or|using|via|whenever|without)$/;
+const STRONG_BREAK = /^(that|which|who|where|when|because|so|if|while|after|before|since|until|unless|but|and|or|using|via|whenever|without|even|though|although|whereas|despite)$/;
 
 /**
  * Shortens to at most `max` words at the best phrase boundary: before a clause (`that …`, `when

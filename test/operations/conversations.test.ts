@@ -118,4 +118,29 @@ describe('conversations', () => {
     expect((await failure(() => service.deleteMessage(conversation.messages.iterable[0]!.id))).code).toBe('NOT_FOUND');
     expect((await failure(() => service.deleteConversation(conversation.id))).code).toBe('NOT_FOUND');
   });
+
+  it('serializes a conversation exactly as getConversation answers it, and never serves a stale copy', async () => {
+    const { service } = await serviceForTest();
+    const { id } = await conversationWith(service, said('USER', 'first'));
+    const same = async () => {
+      for (const transferables of [true, false]) {
+        expect(JSON.parse(await service.getConversationJson(id, { transferables }))).toEqual(await service.getConversation(id, { transferables }));
+      }
+    };
+    await same();
+    await same(); // from the cache
+    await service.updateConversation({ id, name: 'Renamed' });
+    await same();
+    await service.createMessage({ role: 'ASSISTANT', fragment: { string: { raw: 'second' } }, conversation: { id } });
+    await same();
+    await service.summarizeConversation(id);
+    await same();
+    const website = await service.createWebsite({ url: 'https://x.dev', name: 'x' });
+    await service.associateWebsite(id, website.id);
+    await same();
+    await service.deleteMessage((await service.listConversationMessages(id)).iterable[0]!.id);
+    await same();
+    expect(JSON.parse(await service.getConversationJson(id))).toMatchObject({ name: 'Renamed', websites: { iterable: [{ id: website.id }] } });
+    await expect(service.getConversationJson('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
 });
