@@ -8,7 +8,7 @@ export interface BuiltStore {
 }
 
 const at = { value: '2026-01-01T00:00:00.000Z' };
-const SENTENCE = 'The assistant explained how to configure exponential backoff with jitter for the payment client. ';
+const SENTENCE = 'Use exponential backoff with jitter. ';
 
 /**
  * Fills `repository` with `count` conversations of about 5.7 KB each (20 messages) and a few
@@ -39,7 +39,7 @@ export async function buildStore(repository: Repository, count: number): Promise
           updated: at,
           conversation: id,
           role: m % 2 === 0 ? 'USER' : 'ASSISTANT',
-          fragment: { string: { raw: SENTENCE.repeat(2) } },
+          fragment: { string: { raw: SENTENCE } },
           annotations: [],
           groundedConversations: [],
         }));

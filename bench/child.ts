@@ -17,7 +17,11 @@ const [mode, store, file, idsFile] = process.argv.slice(2) as [string, 'journal'
 const started = performance.now();
 const repository: Repository =
   store === 'naive' ? await createNaiveLowdbRepository(file) : await createJsonFileRepository({ file });
-const service = await createService({ repository, summarizer: createFakeSummarizer() });
+const service = await createService({
+  repository,
+  summarizer: createFakeSummarizer(),
+  ...(process.env.BENCH_JSON_CACHE_BYTES ? { conversationJsonCacheBytes: Number(process.env.BENCH_JSON_CACHE_BYTES) } : {}),
+});
 const openMs = performance.now() - started;
 globalThis.gc?.();
 const rss = process.memoryUsage().rss;

@@ -1,7 +1,11 @@
 import type { ReadView, Transaction } from '../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections } from '../records.js';
 
-/** The in-memory state of a store: one Map of frozen records per collection, in insertion order. */
+/**
+ * The in-memory state of a store: one Map of records per collection, in insertion order. Records
+ * are frozen before anyone sees them: written ones at once, loaded ones on their first read (so
+ * opening a large store does not pay for freezing what nobody reads).
+ */
 export type RecordTables = { [C in CollectionName]: Map<string, Collections[C]> };
 
 /** One write of a transaction: the record to store, or null to delete it. */
@@ -20,9 +24,14 @@ export function createRecordTables(): RecordTables {
 /** A read-only view of the committed tables. */
 export function createReadView(tables: RecordTables): ReadView {
   return {
-    get: (collection, id) => tables[collection].get(id),
-    list: (collection) => [...tables[collection].values()],
+    get: (collection, id) => sealed(tables[collection].get(id)),
+    list: (collection) => Array.from(tables[collection].values(), sealed),
   };
+}
+
+/** The record, deep-frozen on its first read. */
+function sealed<T>(record: T): T {
+  return record && !Object.isFrozen(record) ? deepFreeze(record) : record;
 }
 
 /** Deep-freezes a fresh copy, so neither the caller nor a reader can change what is stored. */
@@ -54,11 +63,11 @@ export function runBuffered<T>(tables: RecordTables, fn: (tx: Transaction) => T)
     get(collection, id) {
       const buffered = pending.get(collection)?.get(id);
       if (buffered !== undefined) return (buffered ?? undefined) as never;
-      return tables[collection].get(id) as never;
+      return sealed(tables[collection].get(id)) as never;
     },
     list(collection) {
       const buffered = pending.get(collection);
-      const committed = [...tables[collection].values()];
+      const committed = Array.from(tables[collection].values(), sealed);
       if (!buffered) return committed as never;
       const result: object[] = [];
       for (const record of committed) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
-import { applyChanges, createReadView, createRecordTables, deepFreeze, runBuffered, type RecordTables } from '../record-tables.js';
+import { applyChanges, createReadView, createRecordTables, runBuffered, type RecordTables } from '../record-tables.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { encodeEntry, JournalWriter, readJournal } from './journal.js';
 import { JSON_FILE_FORMAT_VERSION, migrate } from './migrations.js';
@@ -24,7 +24,11 @@ export interface JsonFileRepositoryOptions {
    * but a power cut (not a process crash) can lose the last acknowledged writes.
    */
   readonly durability?: 'fsync' | 'unsafe-no-fsync';
-  /** Fold the journal into a new snapshot once it grows past this many bytes. Default 64 MiB. */
+  /**
+   * Fold the journal into a new snapshot once it grows past this many bytes, or past the size of
+   * the snapshot itself when that is larger, so that rewriting the snapshot costs a fixed share
+   * of the writes at any size. Default 64 MiB.
+   */
   readonly compactAfterBytes?: number;
   /** Where warnings go (a torn journal record discarded, a failed background snapshot). */
   readonly logger?: { warn(message: string): void };
@@ -69,7 +73,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         if (entry.seq <= seq) continue;
         applyChanges(
           tables,
-          entry.changes.map(([collection, id, record]) => ({ collection, id, record: record && deepFreeze(record) })),
+          entry.changes.map(([collection, id, record]) => ({ collection, id, record })),
         );
         seq = entry.seq;
       }
@@ -83,6 +87,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   let compaction: Promise<void> | undefined;
   let closed = false;
+  let snapshotBytes = await sizeOf(file);
 
   /** Writes a snapshot of everything committed so far and drops the journals it makes redundant. */
   function compact(): Promise<void> {
@@ -94,6 +99,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       await writer.rotate(journalPath(file, journalIndex));
       await snapshot.write();
       snapshotSeq = foldedSeq;
+      snapshotBytes = await sizeOf(file);
       snapshot.data = emptySnapshot();
       for (const journal of await listJournals(file)) {
         if (journal.index <= oldIndex) await unlink(journal.path);
@@ -123,7 +129,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       applyChanges(tables, changes);
       seq += 1;
       await writer.append(encodeEntry({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
-      if (writer.bytes > compactAfterBytes) void compact();
+      if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
       return result;
     },
     async close() {
@@ -140,6 +146,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   };
 }
 
+const sizeOf = (file: string) => stat(file).then((stats) => stats.size, () => 0);
+
 const emptySnapshot = (): SnapshotData => ({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 });
 
 async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
@@ -151,7 +159,7 @@ async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
   const tables = createRecordTables();
   for (const name of COLLECTION_NAMES) {
     const table = tables[name] as Map<string, object>;
-    for (const record of data[name] ?? []) table.set((record as { id: string }).id, deepFreeze(record));
+    for (const record of data[name] ?? []) table.set((record as { id: string }).id, record);
   }
   snapshot.data = emptySnapshot();
   return { tables, journalSeq: data.journalSeq };
