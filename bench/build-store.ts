@@ -11,11 +11,13 @@ const at = { value: '2026-01-01T00:00:00.000Z' };
 const SENTENCE = 'Use exponential backoff with jitter. ';
 
 /**
- * Fills `repository` with `count` conversations of about 5.7 KB each (20 messages) and a few
- * links each, plus 200 websites that the mutations link and unlink.
+ * Fills `repository` with `count` conversations of about 6 KB each (20 messages) and two website
+ * links each. There is one website per two conversations (at least 200), so a website has a few
+ * links at any size, as in real use; the mutations link and unlink these websites.
  */
 export async function buildStore(repository: Repository, count: number): Promise<BuiltStore> {
-  const websites: WebsiteRecord[] = Array.from({ length: 200 }, (_, i) => ({
+  const websiteCount = Math.max(200, Math.ceil(count / 2));
+  const websites: WebsiteRecord[] = Array.from({ length: websiteCount }, (_, i) => ({
     id: randomUUID(),
     url: `https://example.com/page/${i}`,
     name: `Page ${i}`,
@@ -43,7 +45,7 @@ export async function buildStore(repository: Repository, count: number): Promise
           annotations: [],
           groundedConversations: [],
         }));
-        const linked = [websites[i % 200]!, websites[(i * 7 + 3) % 200]!];
+        const linked = [websites[i % websiteCount]!, websites[(i * 7 + 3) % websiteCount]!];
         const conversation: ConversationRecord = {
           id,
           type: 'COPILOT',

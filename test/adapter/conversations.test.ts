@@ -217,3 +217,67 @@ describe('the transferables query parameter', () => {
     });
   });
 });
+
+describe('GET /conversation/{conversation} after changes', () => {
+  /** Each change a client can make that shows in the conversation, made over HTTP. */
+  const CHANGES: { name: string; change(context: Awaited<ReturnType<typeof withConversation>>): Promise<void> }[] = [
+    { name: 'rename', change: async ({ http, conversation }) => void expectJson(await http.post(path`/conversation/${conversation.id}/rename`)) },
+    {
+      name: 'update',
+      change: async ({ http, conversation }) => void expectJson(await http.postJson('/conversation/update', { id: conversation.id, name: 'Edited' })),
+    },
+    {
+      name: 'scores/increment',
+      change: async ({ http, conversation }) =>
+        expectNoContent(await http.postJson(path`/conversation/${conversation.id}/scores/increment`, { conversation: { reuse: true } })),
+    },
+    { name: 'summarize', change: async ({ http, conversation }) => void expectJson(await http.postJson(path`/conversation/${conversation.id}/summarize`)) },
+    {
+      name: 'messages/create',
+      change: async ({ http, conversation }) =>
+        void expectJson(await http.postJson('/messages/create', { ...said('USER', 'a late addition'), conversation: { id: conversation.id } })),
+    },
+    { name: 'messages/{m}/delete', change: async ({ http, messageIds }) => expectNoContent(await http.post(path`/messages/${messageIds[0]!}/delete`)) },
+    {
+      name: 'websites associate',
+      change: async ({ http, conversation }) => {
+        const website = expectJson(await http.postJson('/websites/create', { url: 'https://example.com', name: 'Example' }));
+        expectNoContent(await http.post(path`/conversation/${conversation.id}/websites/associate/${website.id}`));
+      },
+    },
+    {
+      name: 'deleting a linked anchor',
+      change: async ({ http, service, conversation }) => {
+        const anchor = await service.createAnchor({ type: 'FILE', fullpath: '/tmp/a.ts', conversation: conversation.id });
+        expect(expectJson(await http.get(path`/conversation/${conversation.id}`)).anchors.iterable).toEqual([{ id: anchor.id }]);
+        expectNoContent(await http.post(path`/anchors/${anchor.id}/delete`));
+      },
+    },
+  ];
+
+  it.each(CHANGES)('answers the conversation as changed by $name, not an earlier read', async ({ change }) => {
+    const context = await withConversation();
+    const { http, conversation } = context;
+    const url = path`/conversation/${conversation.id}`;
+    const earlier = [expectJson(await http.get(url)), expectJson(await http.get(`${url}?transferables=false`))];
+
+    await change(context);
+    const later = expectJson(await http.get(url));
+    expect(later).not.toEqual(earlier[0]);
+    // The listing renders afresh: the single read must agree with it.
+    const listed = expectJson(await http.get('/conversations')).iterable.find((c: { id: string }) => c.id === conversation.id);
+    expect(later).toEqual(listed);
+    const light = expectJson(await http.get(`${url}?transferables=false`));
+    expect(light).not.toEqual(earlier[1]);
+    expect(light.messages.iterable.map((m: { id: string }) => m.id)).toEqual(later.messages.iterable.map((m: { id: string }) => m.id));
+  });
+
+  it('keeps the answers with and without transferables apart', async () => {
+    const { http, conversation } = await withConversation();
+    const url = path`/conversation/${conversation.id}`;
+    for (const query of ['', '?transferables=false', '', '?transferables=false']) {
+      const raw = expectJson(await http.get(url + query)).messages.iterable[0].reference.fragment?.string?.raw;
+      expect(raw).toBe(query === '' ? 'How do I retry a flaky payment API?' : undefined);
+    }
+  });
+});

@@ -126,18 +126,19 @@ describe('faults', () => {
   };
 
   /** Routes whose service method is replaced with one that fails like a bug would. */
-  const FAULTS: { method: keyof Service; send(http: HttpClient, ids: { conversation: string }): Promise<Answer> }[] = [
-    { method: 'getConversation', send: (http, { conversation }) => http.get(path`/conversation/${conversation}`) },
+  const FAULTS: { method: keyof Service; also?: (keyof Service)[]; send(http: HttpClient, ids: { conversation: string }): Promise<Answer> }[] = [
+    // The route may read through either form of the same read.
+    { method: 'getConversation', also: ['getConversationJson'], send: (http, { conversation }) => http.get(path`/conversation/${conversation}`) },
     { method: 'summarizeConversation', send: (http, { conversation }) => http.postJson(path`/conversation/${conversation}/summarize`) },
     { method: 'associate', send: (http, { conversation }) => http.post(path`/conversation/${conversation}/websites/associate/w1`) },
     { method: 'createModel', send: (http) => http.postJson('/models/create', seededModel()) },
     { method: 'listModels', send: (http) => http.get('/models') },
   ];
 
-  it.each(FAULTS)('a plain Error thrown by $method answers 500 INTERNAL without leaking its message', async ({ method, send }) => {
+  it.each(FAULTS)('a plain Error thrown by $method answers 500 INTERNAL without leaking its message', async ({ method, also = [], send }) => {
     const { service } = await serviceForTest();
     const conversation = await conversationWith(service, said('USER', 'hello'));
-    const broken = { ...service, [method]: fault } as Service;
+    const broken = { ...service, ...Object.fromEntries([method, ...also].map((name) => [name, fault])) } as Service;
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const answer = await send(httpClient(createHonoRouter(broken)), { conversation: conversation.id });
     expectError(answer, 500, 'INTERNAL');

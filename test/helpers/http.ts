@@ -103,6 +103,7 @@ export async function stateOf(http: HttpClient): Promise<Record<string, unknown>
   }
   const conversations = state['/conversations'] as { iterable: { id: string }[] };
   for (const { id } of conversations.iterable) {
+    state[`conversation ${id}`] = expectJson(await http.get(path`/conversation/${id}`));
     state[`messages of ${id}`] = expectJson(await http.get(path`/conversation/${id}/messages`));
   }
   return state;
