@@ -25,8 +25,10 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
 }
 
 /**
- * Summarizes the conversation (or only the messages named in `input.messages`) and stores the text
- * as a SUMMARY annotation linked to the conversation and to each message it covers.
+ * Summarizes the conversation and stores the text as a SUMMARY annotation linked to the
+ * conversation and to each message it covers. Which messages: those named in `input.messages`;
+ * without input, those no earlier summary covers (so summarizing again after new messages covers
+ * what is new), or all of them when every message is already covered.
  */
 export async function summarizeConversation(
   ctx: OperationContext,
@@ -38,7 +40,7 @@ export async function summarizeConversation(
   const messages = await ctx.repository.read((view) => {
     const conversation = mustGet(view, 'conversations', id, 'conversation');
     const all = textMessages(view, conversation);
-    if (!named) return all;
+    if (!named) return notYetSummarized(view, conversation, all);
     named.iterable.forEach(({ id: messageId }, index) => {
       if (!conversation.messages.includes(messageId)) {
         throw invalidInput(`Message "${messageId}" is not a message of conversation "${id}".`, [
@@ -81,6 +83,17 @@ const relationBetween = (a: string, b: string) => {
 };
 const ANNOTATIONS_OF_CONVERSATION = relationBetween('conversations', 'annotations');
 const ANNOTATIONS_OF_MESSAGE = relationBetween('messages', 'annotations');
+
+/** The messages no SUMMARY annotation of the conversation covers yet; all of them if none is left. */
+function notYetSummarized(view: ReadView, conversation: ConversationRecord, messages: SummarizerMessage[]): SummarizerMessage[] {
+  const covered = new Set<string>();
+  for (const annotationId of conversation.annotations) {
+    const annotation = view.get('annotations', annotationId);
+    if (annotation?.type === 'SUMMARY') for (const messageId of annotation.messages) covered.add(messageId);
+  }
+  const fresh = messages.filter((message) => !covered.has(message.id));
+  return fresh.length > 0 ? fresh : messages;
+}
 
 /** The conversation's messages that have text, as the Summarizer sees them. */
 function textMessages(view: ReadView, conversation: ConversationRecord): SummarizerMessage[] {

@@ -213,7 +213,7 @@ function parseQuestion(tokens: readonly Token[]): Shape | undefined {
     return wh.length > 0 ? { kind: 'question', wh, negated: false, subject: [], rest: tokens.slice(start) } : undefined;
   }
   // `Can you …` is a request, not a question about the assistant's abilities.
-  if (wh.length === 0 && match(tokens, start, 'can|could|would|will you') >= 0) return undefined;
+  if (wh.length === 0 && match(tokens, start, 'can|could|would|will you|someone|anyone|somebody|anybody') >= 0) return undefined;
   let s = start + 1;
   const negated = tokens[s]?.lower === 'not';
   if (negated) s += 1;

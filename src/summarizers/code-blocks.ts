@@ -67,8 +67,10 @@ export function splitCode(text: string): SplitText {
       addCode(body, undefined);
       continue;
     }
-    if (looksLikeCode(line)) {
-      const body: string[] = [];
+    // `TypeError: …` right above `at …` lines is the head of a stack trace, not prose.
+    const next = lines[i + 1] ?? '';
+    if (looksLikeCode(line) || (ERROR_HEADER.test(line.trim()) && TRACE.test(next.trim()))) {
+      const body: string[] = [lines[i++]!]; // The first line always belongs, so the loop advances.
       while (i < lines.length && (looksLikeCode(lines[i]!) || (lines[i]!.trim() === '' && looksLikeCode(lines[i + 1] ?? '')))) {
         body.push(lines[i++]!);
       }
@@ -97,6 +99,7 @@ const CODE_START =
 // Function words that give away an English sentence even when it contains brackets or an `=`.
 const ENGLISH = /\b(the|a|an|to|is|are|you|it|this|that|of|and|with|my|i|we|how|why|what)\b/gi;
 const SHELL = /^(\$|>>>|PS>)\s|^(sudo|npm|npx|pnpm|yarn|git|docker|kubectl|pip3?|cargo|brew|apt-get|curl|wget|node|python3?|go|make|chmod|mkdir|rm)\s+\S*[-/.=]/;
+const ERROR_HEADER = /^([\w.$]*(Error|Exception|Panic|Fault)\b|Uncaught\b|panic:|Traceback\b)/;
 const TRACE = /^at\s+\S.*[(\s]\S+:\d+(:\d+)?\)?$|^File ".+", line \d+|^Traceback \(most recent call last\)/;
 
 /** Whether a single line reads as code rather than prose. Deliberately conservative. */

@@ -20,6 +20,7 @@ const PHRASES: readonly RegExp[] = [
   /\b(glad|happy) (to help|i could help|it helped|that helped|it works|to hear (that|it))\b/g,
   /\b(i )?hope (this|that|it) helps\b|\bhappy coding\b|\bgood luck\b/g,
   /\b(great|good|excellent) question\b/g,
+  /\b(any|some) (ideas?|thoughts|suggestions|advice|pointers|tips|help)( on this| here)?\b|\bthoughts\b|\bwhat do you think\b|\b(can|could) you help( me)?\b|\bplease help\b/g,
   /\bhow (are you|is it going|are things|is your day)( doing)?( today)?\b/g,
   /\b(how|what) can i (help|assist|do for) you( with)?( today)?\b|\bhow may i (help|assist) you( today)?\b/g,
   /\b(is there )?anything else( i can help (you )?with)?\b/g,
@@ -68,6 +69,7 @@ const OPENERS = new Set([
   'also', 'additionally', 'anyway', 'anyways', 'btw', 'hmm', 'oh', 'ah', 'great', 'thanks', 'perfect',
   'cool', 'right', 'now', 'then', 'first', 'firstly', 'second', 'secondly', 'finally', 'hi', 'hello',
   'hey', 'plus', 'otherwise', 'alternatively', 'honestly', 'quick', 'question', 'update', 'edit',
+  'come',
 ]);
 
 /**
@@ -86,6 +88,11 @@ export function stripOpeners(tokens: readonly Token[]): { tokens: Token[]; answe
       if (/^(no|nope)$/.test(t.lower) && tokens[start + 1]?.text === ',') answer ??= 'no';
       // `No, …` and `Yes, …` are openers; `No module named x` is not.
       if (t.lower === 'no' && tokens[start + 1]?.text !== ',') break;
+      // `Come on, …` is an opener; `Come back tomorrow` is not.
+      if (t.lower === 'come') {
+        if (tokens[start + 1]?.lower !== 'on' || tokens[start + 2]?.text !== ',') break;
+        start += 1;
+      }
       if (/^(now|then|first|second|right|plus|update|edit|question|quick)$/.test(t.lower) && !/^[,:]$/.test(tokens[start + 1]?.text ?? '')) {
         if (!(t.lower === 'quick' && tokens[start + 1]?.lower === 'question')) break;
       }

@@ -31,7 +31,7 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
         if (role === 'ASSISTANT') return `suggested that, ${lead}, ${names.assistantIsPerson ? names.user : 'they'} ${clause(shape.vp, true)}`;
         return `asked ${addressee} to ${clause(shape.vp, true)}, ${lead}`;
       }
-      return role === 'ASSISTANT' ? suggestion(shape.vp, false, shift) : `asked ${addressee} to ${clause(shape.vp, true)}`;
+      return role === 'ASSISTANT' ? suggestion(shape.vp, false, shift, true) : `asked ${addressee} to ${clause(shape.vp, true)}`;
     case 'help': {
       if (!shape.topic) return `asked for help ${text(gerundize(shift(shape.vp)))}`;
       const topic = clause(shape.vp);
@@ -47,8 +47,9 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
       return suggestion(shape.vp, shape.recommend, shift);
     case 'desire':
     case 'progressive':
+      return statement(p, role, names, shift);
     case 'statement':
-      return statement(p, role, shift);
+      return statement({ ...p, tokens: shape.tokens }, role, names, shift);
   }
 }
 
@@ -74,19 +75,28 @@ function withReplacement(shape: Shape, replacement: readonly Token[] | undefined
       const vp = swap(shape.vp);
       return vp ? { ...shape, vp } : shape;
     }
+    case 'report': {
+      const object = swap(shape.object);
+      return object ? { ...shape, object } : shape;
+    }
+    case 'statement': {
+      const tokens = swap(shape.tokens);
+      return tokens ? { ...shape, tokens } : shape;
+    }
     default:
       return shape;
   }
 }
 
-function suggestion(vp: readonly Token[], recommend: boolean, shift: (t: readonly Token[]) => Token[]): string {
+function suggestion(vp: readonly Token[], recommend: boolean, shift: (t: readonly Token[]) => Token[], imperative = false): string {
   const verb = recommend ? 'recommended' : 'suggested';
   const first = vp[0]?.lower;
   if (first === 'note' || first === 'remember') {
     const rest = vp.slice(1);
     return `noted ${rest[0]?.lower === 'that' ? '' : 'that '}${text(lowerFirst(shift(rest)))}`;
   }
-  const phrase = isBaseVerb(vp[0]) ? gerundize(shift(vp), true) : lowerFirst(shift(vp));
+  // An imperative starts with a verb even when no list knows it (`Default it to …`).
+  const phrase = imperative || isBaseVerb(vp[0]) ? gerundize(lowerFirst(shift(vp), true), true) : lowerFirst(shift(vp));
   return `${verb} ${text(phrase)}`;
 }
 
@@ -143,8 +153,13 @@ const CAUSE = /\b(because|caused|causes|happens|due to|reason|means|since|so tha
 const ADVICE = /\b(should|recommend|recommended|better|best|prefer|instead|consider|ideally|avoid|make sure)\b/;
 const NOTE = /^(note|keep in mind|be aware|remember|bear in mind|be careful)\b/;
 
-function statement(p: Prepared, role: Role, shift: (t: readonly Token[]) => Token[]): string {
+function statement(p: Prepared, role: Role, names: Referents, shift: (t: readonly Token[]) => Token[]): string {
   let tokens = [...p.tokens];
+  // A fragment without a verb (`At eight, at Tom's house.`) cannot be rephrased: it is quoted.
+  if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) {
+    const quoted = text(tokens);
+    return quoted === '' ? '' : `said "${quoted}"`;
+  }
   // `I think X` / `It seems X` report X; the hedge is the observer's to drop.
   const hedge = /^(i|we) (think|believe|suspect|guess|feel)( that)? |^it (seems|looks like|sounds like)( that)? /.exec(text(tokens).toLowerCase() + ' ');
   if (hedge) tokens = tokens.slice(hedge[0].trim().split(/\s+/).length);
@@ -162,7 +177,8 @@ function statement(p: Prepared, role: Role, shift: (t: readonly Token[]) => Toke
     }
     if (CAUSE.test(lower)) return `explained that ${body}`;
     if (ADVICE.test(lower)) return `suggested that ${body}`;
-    return `explained that ${body}`;
+    // An assistant explains; a person in a dialogue just says things.
+    return names.assistantIsPerson ? `said ${that}${body}` : `explained that ${body}`;
   }
   if (p.answer === 'yes') return `confirmed that ${body}`;
   if (tokens.some((t) => PROBLEM_WORDS.has(t.lower))) return `reported ${that}${body}`;

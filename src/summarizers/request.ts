@@ -83,7 +83,7 @@ function requestScore(p: Prepared): number {
   if (s.question) score += 1;
   if (p.tokens.some((t) => PROBLEM_WORDS.has(t.lower))) score += 1;
   if (s.words < 3) score -= 3;
-  if (s.intro) score -= 2;
+  if (s.intro && s.words < 6) score -= 2; // `Here is my code:`; a long sentence before code still counts.
   if (/^(here is|here are|below is|this is my|this is the|the following)\b/i.test(s.text)) score -= 3;
   return score;
 }

@@ -21,7 +21,7 @@ function startsPhrase(t: Token | undefined): boolean {
  * request's message (nearer sentences first), or the message's code (`the TypeScript code`).
  * `How should I retry it?` after `Sometimes the Stripe request fails.` gives `the Stripe request`.
  */
-export function salientPhrase(conversation: Conversation, request: Request): Token[] | undefined {
+export function salientPhrase(conversation: Conversation, request: Request, orCode = true): Token[] | undefined {
   const own = request.prepared.sentence;
   let best: Token[] | undefined;
   let bestScore = 0;
@@ -60,6 +60,6 @@ export function salientPhrase(conversation: Conversation, request: Request): Tok
     return named ? body : [word('the', 'DET'), ...body];
   }
   const code = request.message.code[0];
-  if (code) return [word('the', 'DET'), ...codeNoun(code.language).split(' ').map((w) => word(w, 'NOUN'))];
+  if (code && orCode) return [word('the', 'DET'), ...codeNoun(code.language).split(' ').map((w) => word(w, 'NOUN'))];
   return undefined;
 }

@@ -16,6 +16,8 @@ export function scoreSentence(conversation: Conversation, sentence: Sentence): n
   if (sentence.words < 5) score *= 0.5;
   if (sentence.words > 40) score *= 0.6;
   if (sentence.index === 0 && sentence.role === 'ASSISTANT') score *= 1.3;
+  // Fragments without a verb (`At eight, at Tom's house.`) report badly out of context.
+  if (!sentence.tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) score *= 0.2;
   return score;
 }
 

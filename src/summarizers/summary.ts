@@ -129,8 +129,13 @@ function render(items: readonly Item[], conversation: Conversation, request: Req
   let previous: Item | undefined;
   const push = (item: Item, predicate: string): boolean => {
     if (out.length >= options.maxSentences) return false;
-    const speaker = options.speakers[item.role];
-    const connector = previous?.role === item.role ? ' also' : item.role !== 'ASSISTANT' && previous?.role === 'ASSISTANT' ? ' then' : '';
+    let speaker = options.speakers[item.role];
+    let connector = previous?.role === item.role ? ' also' : item.role !== 'ASSISTANT' && previous?.role === 'ASSISTANT' ? ' then' : '';
+    // Messages of unknown role may come from different people: "Another participant", not "also".
+    if (item.role === 'UNKNOWN' && previous?.role === 'UNKNOWN' && previous.message !== item.message && speaker === 'A participant') {
+      speaker = 'Another participant';
+      connector = '';
+    }
     let sentence = capitalizeText(`${speaker}${connector} ${predicate}`.replace(/\s+/g, ' ').trim());
     sentence = /[.!?]$/.test(sentence) && !/^\S+ wrote:/.test(sentence) ? sentence : `${sentence.replace(/[\s,;:]+$/, '')}.`;
     if (/wrote: /.test(sentence)) sentence = sentence.replace(/([.!?])\.$/, '$1');
@@ -180,7 +185,9 @@ function predicateOf(item: Item, conversation: Conversation, request: Request | 
   const first = !message.sentences.slice(0, sentence.index).some((s) => !s.courtesy);
   let replacement;
   if (first && referringPronoun(prepared.tokens) >= 0) {
-    replacement = withCode ? [word('it', 'PRON')] : request && request.prepared === prepared ? salientPhrase(conversation, request) : undefined;
+    const isRequest = request !== undefined && request.prepared === prepared;
+    const named = isRequest ? salientPhrase(conversation, request, false) : undefined;
+    replacement = named ?? (withCode ? [word('it', 'PRON')] : undefined);
   }
   return clip(reportPredicate(prepared, item.role, names, replacement), MAX_CLAUSE);
 }

@@ -1,4 +1,4 @@
-import { isBaseVerb, isVerbLike, type Shape } from './clause.js';
+import { isBaseVerb, isVerbLike, nounPhraseEnd, type Shape } from './clause.js';
 import { codeKind, codeNoun } from './code-language.js';
 import type { Conversation } from './conversation.js';
 import { hasGreeting } from './courtesy.js';
@@ -177,7 +177,20 @@ function fromStatement(tokens: readonly Token[]): Token[] {
     i = 2;
     if (tokens[i]?.lower === 'that') i += 1;
   }
-  return tokens.slice(i);
+  const rest = tokens.slice(i);
+  // `This query is super slow on a big table` → `Slow query on a big table`.
+  const end = nounPhraseEnd(rest, 0);
+  const be = rest[end];
+  if (end > 0 && be && /^(is|are|was|were)$/.test(be.lower)) {
+    let j = end + 1;
+    while (rest[j] && (rest[j]!.pos === 'ADV' || /^(super|very|really|so|extremely|quite|too|pretty|incredibly)$/.test(rest[j]!.lower))) j += 1;
+    const adjective = rest[j];
+    if (adjective && adjective.pos === 'ADJ' && !startsPhrase(rest[j + 1])) {
+      const subject = rest.slice(0, end).filter((t, k) => !(k === 0 && t.pos === 'DET' || (k === 0 && DEICTIC_DETERMINERS.has(t.lower))));
+      if (subject.length > 0) return [retext(adjective, adjective.lower), ...subject.map((t) => ({ ...t, space: true })), ...rest.slice(j + 1)];
+    }
+  }
+  return rest;
 }
 
 /** Cleans, trims and completes title tokens: asides out, `my`/`this` → `the`, pronouns resolved. */

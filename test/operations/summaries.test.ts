@@ -39,6 +39,25 @@ describe('summarize', () => {
     expect(listed?.conversation).toEqual({ id: conversation.id });
   });
 
+  it('summarizes what is new since the last summary, and everything when nothing is new', async () => {
+    const { service, summarizer } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'first question'), said('ASSISTANT', 'first answer'));
+    const covered = async (annotationId: string) =>
+      (await service.listAnnotations()).iterable.find((a) => a.id === annotationId)?.messages?.iterable.map((m) => m.id);
+    const first = await service.summarizeConversation(conversation.id);
+    const old = conversation.messages.iterable.map((m) => m.id);
+    expect(await covered(first.annotation.id)).toEqual(old);
+
+    const added = await service.createMessage({ role: 'USER', fragment: { string: { raw: 'a follow-up' } }, conversation: { id: conversation.id } });
+    const second = await service.summarizeConversation(conversation.id);
+    expect(await covered(second.annotation.id)).toEqual([added.id]);
+    expect(summarizer.calls.at(-1)?.messages.map((m) => m.text)).toEqual(['a follow-up']);
+
+    const third = await service.summarizeConversation(conversation.id);
+    expect(await covered(third.annotation.id)).toEqual([...old, added.id]);
+    expect((await service.getConversation(conversation.id)).annotations.iterable).toHaveLength(3);
+  });
+
   it('summarizes only the messages named in the input', async () => {
     const { service, summarizer } = await serviceForTest();
     const conversation = await conversationWith(service, said('USER', 'first'), said('ASSISTANT', 'second'), said('USER', 'third'));
