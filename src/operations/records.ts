@@ -2,20 +2,13 @@ import { link, deleteRecord } from '../relations.js';
 import { parseInput } from '../validate.js';
 import type { ListOf } from '../wire.js';
 import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
-import { RECORD_KINDS, type RecordKindName } from './record-kinds.js';
+import type { z } from 'zod';
+import type { CollectionName } from '../records.js';
+import { RECORD_KINDS, type RecordKind, type RecordKindName } from './record-kinds.js';
 
-// The kinds' specs differ in their generic parameters; these functions treat them alike.
-type AnyKind = {
-  collection: 'anchors';
-  resource: string;
-  seedName: string;
-  seed: (typeof RECORD_KINDS)['anchors']['seed'];
-  build(seed: unknown, context: unknown): never;
-  render(record: unknown, options: unknown): unknown;
-  conversationOf?(seed: unknown): string | undefined;
-  relation?: (typeof RECORD_KINDS)['anchors']['relation'];
-};
-const kindOf = (name: RecordKindName) => RECORD_KINDS[name] as unknown as AnyKind;
+// The kinds differ in their record and seed types; these functions treat them alike.
+type AnyRecordKind = RecordKind<CollectionName, z.ZodType>;
+const kindOf = (name: RecordKindName) => RECORD_KINDS[name] as unknown as AnyRecordKind;
 
 /**
  * Creates a record of `kind` from its seed. When the seed names a conversation, the record is
@@ -26,13 +19,14 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
   const input = parseInput(kind.seed, seed, kind.seedName);
   const render = renderOptions(options);
   const now = ctx.now();
-  const record = kind.build(input, { id: ctx.newId(), now, newId: () => ctx.newId() }) as { id: string };
+  const record = kind.build(input, { id: ctx.newId(), now, newId: () => ctx.newId() });
   return ctx.repository.transact((tx) => {
     const conversationId = kind.conversationOf?.(input);
     if (conversationId) mustGet(tx, 'conversations', conversationId, 'conversation');
-    tx.put(kind.collection, record as never);
+    tx.put(kind.collection, record);
     if (conversationId && kind.relation) link(tx, kind.relation, conversationId, record.id, now);
-    return kind.render(tx.get(kind.collection, record.id), render);
+    // Read back: linking may have changed the record.
+    return kind.render(mustGet(tx, kind.collection, record.id, kind.resource), render);
   });
 }
 
