@@ -1,3 +1,4 @@
+import { fillsVerbSlot, isBaseVerb, isVerbLike, match, nounPhraseEnd } from './grammar.js';
 import { AUX, DETERMINERS, DO_FORMS, SUBJECT_PRONOUNS, VERBS, WH } from './lexicon.js';
 import { isNominal, type Token } from './tokens.js';
 
@@ -8,7 +9,7 @@ import { isNominal, type Token } from './tokens.js';
  */
 export type Shape =
   /** `how do I V…`, `how to V…`, `which library should I use…`, `is there a way to V…`. */
-  | { readonly kind: 'howTo'; readonly wh: readonly Token[]; readonly vp: readonly Token[] }
+  | { readonly kind: 'howTo'; readonly wh: readonly Token[]; readonly vp: readonly Token[]; readonly lead?: readonly Token[] }
   /**
    * Other questions. `wh` is empty for yes/no questions; `aux` is absent for `what causes X`;
    * `verb` is the main verb after do-support (`why does X fail`).
@@ -21,12 +22,14 @@ export type Shape =
       readonly subject: readonly Token[];
       readonly verb?: Token;
       readonly rest: readonly Token[];
+      readonly lead?: readonly Token[];
     }
   /**
-   * An imperative or `can you V…`: the speaker asks for something to be done. `lead` holds a
-   * fronted condition or purpose (`If you already pushed`, `On 3.9`), without its comma.
+   * An imperative or `can you V…`: the speaker asks for something to be done; `negative` for `do
+   * not V…`. `lead` (here and in questions) holds a fronted condition or purpose (`If you already
+   * pushed`, `For my React app`), without its comma.
    */
-  | { readonly kind: 'request'; readonly vp: readonly Token[]; readonly lead?: readonly Token[] }
+  | { readonly kind: 'request'; readonly vp: readonly Token[]; readonly negative?: boolean; readonly lead?: readonly Token[] }
   /** `help me V…` (`topic` false) or `help with X` (`topic` true, `vp` is `with X`). */
   | { readonly kind: 'help'; readonly vp: readonly Token[]; readonly topic: boolean }
   /** `I want to V…` (`np` false) or `I need a regex…` (`np` true, `vp` is the noun phrase). */
@@ -40,116 +43,54 @@ export type Shape =
   | { readonly kind: 'statement'; readonly tokens: readonly Token[] };
 
 /**
- * Matches lower-cased words from `start`. Each pattern word may list alternatives (`do|does`) and
- * end in `?` when optional. Answers the index after the match, or -1.
+ * Parses a sentence whose openers (`Hi,`, `so`) and final punctuation are already removed;
+ * `question` tells whether it ended with a question mark.
  */
-export function match(tokens: readonly Token[], start: number, pattern: string): number {
-  let i = start;
-  for (const part of pattern.toLowerCase().split(' ')) {
-    const optional = part.endsWith('?');
-    const options = (optional ? part.slice(0, -1) : part).split('|');
-    const t = tokens[i];
-    if (t && options.includes(t.lower)) i += 1;
-    else if (!optional) return -1;
-  }
-  return i;
-}
-
-/** Whether the token can be a verb's base form here (the tagger misses many, so a list helps). */
-export function isBaseVerb(t: Token | undefined): boolean {
-  if (!t || !/^[a-z][a-z-]*$/i.test(t.text)) return false;
-  if (VERBS.has(t.lower)) return true;
-  return t.pos === 'VERB' && t.lower === t.lemma;
-}
-
-/**
- * Whether the token can be a verb where grammar expects one (after `to`, after `how do I`): any
- * lower-case content word will do, since `debounce` or `memoize` are in no list.
- */
-export function fillsVerbSlot(t: Token | undefined): boolean {
-  if (isBaseVerb(t)) return true;
-  return !!t && /^[a-z][a-z-]*$/.test(t.text) && !t.stop && !/^(DET|PRON|ADP|NUM|PUNCT|CCONJ|SCONJ|AUX|PART)$/.test(t.pos);
-}
-
-/** Whether the token is a verb in any form (`fails`, `running`, `use`). */
-export function isVerbLike(t: Token | undefined): boolean {
-  return !!t && (t.pos === 'VERB' || VERBS.has(t.lemma) || VERBS.has(t.lower));
-}
-
-/**
- * End (exclusive) of the noun phrase that starts at `start`: a pronoun, or an optional determiner
- * followed by adjectives and nominal words (`my Jest test`, `the React component`). Answers
- * `start` when there is none.
- */
-export function nounPhraseEnd(tokens: readonly Token[], start: number): number {
-  const first = tokens[start];
-  if (!first) return start;
-  if (SUBJECT_PRONOUNS.has(first.lower) && !(DETERMINERS.has(first.lower) && startsNominal(tokens[start + 1]))) {
-    return start + 1;
-  }
-  let j = start;
-  if (DETERMINERS.has(first.lower)) j += 1;
-  const body = j;
-  while (tokens[j]) {
-    const t = tokens[j]!;
-    const glued = j > body && !t.space; // `Next` `.` `js`, `user` `'s`
-    if (glued || isNominal(t) || (t.pos === 'ADJ' && startsNominal(tokens[j + 1])) || (t.pos === 'VERB' && /^[A-Z]/.test(t.text) && j > body)) {
-      j += 1;
-      continue;
-    }
-    // A capitalised first word the tagger calls a verb (`React component`) still opens the phrase.
-    if (j === body && /^[A-Z]/.test(t.text) && isNominal(tokens[j + 1] ?? t)) {
-      j += 1;
-      continue;
-    }
-    break;
-  }
-  // Trailing glued punctuation (`user.`) is not part of the phrase.
-  while (j > body && !/[\p{L}\p{N}]/u.test(tokens[j - 1]!.text)) j -= 1;
-  return j > body ? j : start;
-}
-
-function startsNominal(t: Token | undefined): boolean {
-  return !!t && (isNominal(t) || t.pos === 'ADJ');
-}
-
-/** Parses a sentence whose openers (`Hi,`, `so`) and final punctuation are already removed. */
-export function parseShape(tokens: readonly Token[]): Shape {
-  // `If you already pushed, use git revert`: the imperative after a fronted condition.
+export function parseShape(tokens: readonly Token[], question = false): Shape {
+  // `If you already pushed, use git revert`, `For my app, should I …?`: what follows the lead.
   const comma = leadEnd(tokens);
   if (comma > 0) {
-    const inner = parseRequest(tokens.slice(comma + 1).map((t, i) => (i === 0 ? { ...t, space: false } : t)));
-    if (inner?.kind === 'request' && !inner.lead) return { ...inner, lead: tokens.slice(0, comma) };
+    const after = tokens.slice(comma + 1).map((t, i) => (i === 0 ? { ...t, space: false } : t));
+    const inner = parseHowTo(after) ?? parseQuestion(after, question) ?? parseRequest(after);
+    if (inner && (inner.kind === 'request' || inner.kind === 'howTo' || inner.kind === 'question') && !inner.lead) {
+      return { ...inner, lead: tokens.slice(0, comma) };
+    }
   }
-  return parseHowTo(tokens) ?? parseQuestion(tokens) ?? parseRequest(tokens) ?? parseFirstPerson(tokens) ??
-    parseSuggestion(tokens) ?? { kind: 'statement', tokens };
+  return (
+    parseHowTo(tokens) ??
+    parseQuestion(tokens, question) ??
+    parseRequest(tokens) ??
+    parseFirstPerson(tokens) ??
+    parseSuggestion(tokens) ?? { kind: 'statement', tokens }
+  );
 }
 
-const LEADS = new Set(['if', 'when', 'on', 'in', 'for', 'after', 'before', 'once', 'since', 'unless', 'to', 'with', 'without', 'during', 'while', 'otherwise', 'alternatively', 'instead', 'then', 'finally', 'first', 'next']);
+const LEADS = new Set([
+  'if', 'when', 'on', 'in', 'for', 'after', 'before', 'once', 'since', 'unless', 'to', 'with', 'without',
+  'during', 'while', 'otherwise', 'alternatively', 'instead', 'then', 'finally', 'first', 'next',
+]);
 
 /** Index of the comma that ends a fronted adverbial (`If X,`, `On 3.9,`), or -1. */
-function leadEnd(tokens: readonly Token[]): number {
+export function leadEnd(tokens: readonly Token[]): number {
   if (!tokens[0] || !LEADS.has(tokens[0].lower)) return -1;
-  const comma = tokens.findIndex((t, i) => i > 0 && i <= 14 && t.text === ',');
-  return comma;
+  return tokens.findIndex((t, i) => i > 0 && i <= 14 && t.text === ',');
 }
 
 const WAY = 'way|ways|method|approach';
-const QUALITY = 'best|easiest|simplest|right|correct|proper|recommended|cleanest|fastest|preferred|good|better|idiomatic|standard|quickest|safest';
+const QUALITY = [
+  'best', 'easiest', 'simplest', 'right', 'correct', 'proper', 'recommended', 'cleanest', 'fastest',
+  'preferred', 'good', 'better', 'idiomatic', 'standard', 'quickest', 'safest',
+].join('|');
 
 function parseHowTo(tokens: readonly Token[]): Shape | undefined {
-  const rest = (i: number): Shape | undefined => {
+  const howTo = (wh: readonly Token[], i: number): Shape | undefined => {
     const j = skipNeed(tokens, i);
-    return j >= 0 && fillsVerbSlot(tokens[j]) ? { kind: 'howTo', wh: tokens.slice(0, 1), vp: tokens.slice(j) } : undefined;
-  };
-  const how = (i: number): Shape | undefined => {
-    const j = skipNeed(tokens, i);
-    const wh = tokens[0]!.lower === 'how' ? tokens.slice(0, 1) : [{ ...tokens[0]!, text: 'how', lower: 'how' }];
-    return j >= 0 && fillsVerbSlot(tokens[j]) ? { kind: 'howTo', wh, vp: tokens.slice(j) } : undefined;
+    return fillsVerbSlot(tokens[j]) ? { kind: 'howTo', wh, vp: tokens.slice(j) } : undefined;
   };
   if (!tokens[0]) return undefined;
   let i = match(tokens, 0, 'how|what|which|where|when|whether to');
-  if (i >= 0) return rest(i);
+  if (i >= 0) return howTo(tokens.slice(0, 1), i);
+  const how = [{ ...tokens[0], text: 'how', lower: 'how' }];
   for (const pattern of [
     `is|are there a|an|any ${QUALITY}? ${WAY} to`,
     'is it possible to',
@@ -157,23 +98,27 @@ function parseHowTo(tokens: readonly Token[]): Shape | undefined {
     `the|a ${QUALITY} ${WAY} to`,
   ]) {
     i = match(tokens, 0, pattern);
-    if (i >= 0) return how(i);
+    if (i >= 0) return howTo(how, i);
   }
   // `how do I V`, `where should we V`, `which library should I use`.
   const first = tokens[0].lower;
   if (!WH.has(first) || first === 'why' || first === 'who') return undefined;
   let k = 1;
-  if (first === 'which' || first === 'what') while (k < 4 && tokens[k] && !AUX.has(tokens[k]!.lower) && isNominal(tokens[k]!)) k += 1;
+  if (first === 'which' || first === 'what') k = whPhraseEnd(tokens, k);
   const aux = tokens[k];
-  if (!aux || !AUX.has(aux.lower) || ['is', 'are', 'am', 'was', 'were', 'has', 'have', 'had'].includes(aux.lower)) return undefined;
-  const subject = tokens[k + 1];
-  if (!subject || !['i', 'we', 'one'].includes(subject.lower)) return undefined;
-  const j = skipNeed(tokens, k + 2);
-  if (j < 0 || !fillsVerbSlot(tokens[j])) return undefined;
-  return { kind: 'howTo', wh: tokens.slice(0, k), vp: tokens.slice(j) };
+  if (!aux || !AUX.has(aux.lower) || /^(is|are|am|was|were|has|have|had)$/.test(aux.lower)) return undefined;
+  if (!/^(i|we|one)$/.test(tokens[k + 1]?.lower ?? '')) return undefined;
+  return howTo(tokens.slice(0, k), k + 2);
 }
 
 /** Skips `need to`/`have to`/`go about` before a verb (`how do I need to V` = `how to V`). */
+/** End of `which library` / `what tool` in a question: up to three nominal words after the wh-word. */
+function whPhraseEnd(tokens: readonly Token[], start: number): number {
+  let k = start;
+  while (k < start + 3 && tokens[k] && !AUX.has(tokens[k]!.lower) && isNominal(tokens[k]!)) k += 1;
+  return k;
+}
+
 function skipNeed(tokens: readonly Token[], i: number): number {
   const j = match(tokens, i, 'need|have|want to');
   if (j >= 0 && isBaseVerb(tokens[j])) return j;
@@ -181,7 +126,7 @@ function skipNeed(tokens: readonly Token[], i: number): number {
   return k >= 0 ? k : i;
 }
 
-function parseQuestion(tokens: readonly Token[]): Shape | undefined {
+function parseQuestion(tokens: readonly Token[], question: boolean): Shape | undefined {
   let start = 0;
   // `Do you know why X fails` and `Any idea why X fails` embed the real question.
   const embedded = Math.max(
@@ -192,28 +137,35 @@ function parseQuestion(tokens: readonly Token[]): Shape | undefined {
   );
   // `I was wondering if you could explain X` is a request, handled by `parseRequest`.
   const politeRequest = match(tokens, embedded, 'if|whether you can|could|would') >= 0;
-  if (embedded > 0 && !politeRequest && tokens[embedded] && (WH.has(tokens[embedded]!.lower) || ['if'].includes(tokens[embedded]!.lower))) {
+  const opener = tokens[embedded];
+  if (embedded > 0 && !politeRequest && opener && (WH.has(opener.lower) || opener.lower === 'if')) {
     const inner = tokens.slice(embedded);
-    if (inner[0]!.lower === 'if') inner[0] = { ...inner[0]!, text: 'whether', lower: 'whether' };
-    return parseHowTo(inner) ?? parseQuestion(inner) ?? { kind: 'question', wh: inner.slice(0, 1), negated: false, subject: [], rest: inner.slice(1) };
+    if (opener.lower === 'if') inner[0] = { ...opener, text: 'whether', lower: 'whether' };
+    return (
+      parseHowTo(inner) ??
+      parseQuestion(inner, true) ?? { kind: 'question', wh: inner.slice(0, 1), negated: false, subject: [], rest: inner.slice(1) }
+    );
   }
   const first = tokens[0];
   if (!first) return undefined;
   let wh: Token[] = [];
   if (WH.has(first.lower)) {
     start = 1;
-    if (first.lower === 'how' && tokens[1] && ['long', 'much', 'many', 'often', 'big', 'fast', 'far', 'come'].includes(tokens[1].lower)) start = 2;
-    if (first.lower === 'which' || first.lower === 'what' || first.lower === 'whose') {
-      while (start < 4 && tokens[start] && !AUX.has(tokens[start]!.lower) && isNominal(tokens[start]!)) start += 1;
-    }
+    if (first.lower === 'how' && /^(long|much|many|often|big|fast|far|come)$/.test(tokens[1]?.lower ?? '')) start = 2;
+    if (/^(which|what|whose)$/.test(first.lower)) start = whPhraseEnd(tokens, start);
     wh = tokens.slice(0, start);
   }
   const aux = tokens[start];
   if (!aux || !AUX.has(aux.lower)) {
-    return wh.length > 0 ? { kind: 'question', wh, negated: false, subject: [], rest: tokens.slice(start) } : undefined;
+    // Without inversion or a question mark, `When the call fails, …` is a statement.
+    const asks = question || /^(how|why)$/.test(first.lower);
+    return wh.length > 0 && asks ? { kind: 'question', wh, negated: false, subject: [], rest: tokens.slice(start) } : undefined;
   }
+  // `Do not force-unlock …` is a prohibition, handled by `parseRequest`.
+  if (wh.length === 0 && !question && DO_FORMS.has(aux.lower) && tokens[start + 1]?.lower === 'not') return undefined;
   // `Can you …` is a request, not a question about the assistant's abilities.
-  if (wh.length === 0 && match(tokens, start, 'can|could|would|will you|someone|anyone|somebody|anybody') >= 0) return undefined;
+  const asksSomeone = match(tokens, start, 'can|could|would|will you|someone|anyone|somebody|anybody') >= 0;
+  if (wh.length === 0 && asksSomeone) return undefined;
   let s = start + 1;
   const negated = tokens[s]?.lower === 'not';
   if (negated) s += 1;
@@ -225,7 +177,8 @@ function parseQuestion(tokens: readonly Token[]): Shape | undefined {
     // a longer phrase, not followed by another noun, is taken as the verb.
     const last = tokens[end - 1]!;
     const next = tokens[end];
-    if (end - s >= 2 && isVerbLike(last) && !SUBJECT_PRONOUNS.has(tokens[s]!.lower) && !(next && (isNominal(next) || isBaseVerb(next))) && last.pos !== 'PROPN') {
+    const longPhrase = end - s >= 2 && !SUBJECT_PRONOUNS.has(tokens[s]!.lower);
+    if (longPhrase && isVerbLike(last) && last.pos !== 'PROPN' && !(next && (isNominal(next) || isBaseVerb(next)))) {
       end -= 1;
     }
     let v = end;
@@ -235,8 +188,20 @@ function parseQuestion(tokens: readonly Token[]): Shape | undefined {
       rest = v + 1;
     }
   }
+  if (end === s && wh.length === 0) {
+    // `Does retain keep the order?`, `Will creating the index lock the table?`: the tagger missed
+    // the subject, so it runs up to the first base verb.
+    const v = tokens.findIndex((t, k) => k > s && k <= s + 5 && isBaseVerb(t));
+    if (v > s) {
+      const isDo = DO_FORMS.has(aux.lower);
+      const subject = tokens.slice(s, v);
+      if (!isDo) return { kind: 'question', wh, aux, negated, subject, rest: tokens.slice(v) };
+      return { kind: 'question', wh, aux, negated, subject, verb: tokens[v]!, rest: tokens.slice(v + 1) };
+    }
+  }
   if (end === s) return { kind: 'question', wh, aux, negated, subject: [], rest: tokens.slice(s) };
-  return { kind: 'question', wh, aux, negated, subject: tokens.slice(s, end), ...(verb ? { verb } : {}), rest: tokens.slice(rest) };
+  const subject = tokens.slice(s, end);
+  return { kind: 'question', wh, aux, negated, subject, ...(verb ? { verb } : {}), rest: tokens.slice(rest) };
 }
 
 function parseRequest(tokens: readonly Token[]): Shape | undefined {
@@ -248,6 +213,13 @@ function parseRequest(tokens: readonly Token[]): Shape | undefined {
     match(tokens, 0, 'can|could|would|will someone|anyone|somebody|anybody'),
   );
   if (i < 0) i = 0;
+  if (i === 0 && match(tokens, 0, 'let us') >= 0) return undefined; // a suggestion, see `parseSuggestion`
+  const prohibition = match(tokens, i, 'do not|never');
+  if (prohibition >= 0 && isBaseVerb(tokens[prohibition])) {
+    return { kind: 'request', vp: tokens.slice(prohibition), negative: true };
+  }
+  // `Either release the lock or switch to …`.
+  if (i === 0 && tokens[0]?.lower === 'either' && isBaseVerb(tokens[1])) i = 1;
   const help = match(tokens, i, 'help me|us to?');
   if (help >= 0) {
     const j = match(tokens, help, 'with|on|about');
@@ -255,11 +227,17 @@ function parseRequest(tokens: readonly Token[]): Shape | undefined {
     if (isBaseVerb(tokens[help])) return { kind: 'help', vp: tokens.slice(help), topic: false };
     return tokens[help] ? { kind: 'help', vp: tokens.slice(help), topic: true } : undefined;
   }
-  const helpWith = Math.max(match(tokens, 0, 'I need|want|would|could help|assistance with|on'), match(tokens, 0, 'need help|assistance with|on'), match(tokens, 0, 'help with|on'));
+  const helpWith = Math.max(
+    match(tokens, 0, 'I need|want|would|could help|assistance with|on'),
+    match(tokens, 0, 'need help|assistance with|on'),
+    match(tokens, 0, 'help with|on'),
+  );
   if (helpWith >= 0 && tokens[helpWith]) return { kind: 'help', vp: tokens.slice(helpWith - 1), topic: true };
   const verb = tokens[i];
   // `Default it to an empty array`: a capitalised word before an object pronoun is a verb.
-  const beforeObject = i === 0 && !!verb && /^[A-Z][a-z]+$/.test(verb.text) && !verb.stop && /^(it|them|this|these|those)$/.test(tokens[1]?.lower ?? '');
+  const objectNext = /^(it|them|this|these|those)$/.test(tokens[1]?.lower ?? '');
+  const plainWord = !!verb && /^[A-Z][a-z]+$/.test(verb.text) && !/(ing|ed)$/.test(verb.text) && !verb.stop;
+  const beforeObject = i === 0 && plainWord && objectNext;
   if (!verb || !(isBaseVerb(verb) || beforeObject)) return undefined;
   if (beforeObject) return { kind: 'request', vp: tokens.slice(i) };
   if (i === 0 && !looksImperative(tokens)) return undefined;
@@ -272,12 +250,19 @@ function looksImperative(tokens: readonly Token[]): boolean {
   if (first.pos === 'VERB' || first.pos === 'PROPN' || VERBS.has(first.lower)) {
     const end = nounPhraseEnd(tokens, 0);
     const after = tokens[end];
-    if (end > 1 && after && (AUX.has(after.lower) || (after.pos === 'VERB' && after.lower !== after.lemma))) return false;
-    if (tokens[1] && AUX.has(tokens[1].lower)) return false;
+    const finite = after && (AUX.has(after.lower) || (after.pos === 'VERB' && after.lower !== after.lemma));
+    if (end > 1 && finite) return false;
+    const second = tokens[1];
+    if (second && AUX.has(second.lower)) return false;
+    // `Retain keeps the order`: a verb in the third person makes the first word its subject.
+    if (second && second.pos === 'VERB' && second.lower !== second.lemma && /s$/.test(second.lower)) return false;
     return true;
   }
   return false;
 }
+
+const TROUBLE = 'problem|issue|error|bug|question|doubt';
+const EXPERIENCING = 'getting|seeing|hitting|receiving|encountering|facing|having|running';
 
 function parseFirstPerson(tokens: readonly Token[]): Shape | undefined {
   const subject = match(tokens, 0, 'I|we');
@@ -286,8 +271,7 @@ function parseFirstPerson(tokens: readonly Token[]): Shape | undefined {
   const desire = Math.max(
     match(tokens, bare, 'really? want|need|plan|hope|try|wanted|needed|tried to'),
     match(tokens, bare, 'would like|love to'),
-    match(tokens, bare, 'am|are|was|were|have|been trying|looking|hoping|planning|attempting|wanting to'),
-    match(tokens, bare, 'am|are have|been trying|looking|hoping|planning|attempting|wanting to'),
+    match(tokens, bare, 'am|are|was|were|have? been? trying|looking|hoping|planning|attempting|wanting to'),
   );
   if (desire >= 0 && (subject >= 0 || bare === 0) && isBaseVerb(tokens[desire])) {
     return { kind: 'desire', vp: tokens.slice(desire), np: false };
@@ -296,10 +280,14 @@ function parseFirstPerson(tokens: readonly Token[]): Shape | undefined {
     const looking = match(tokens, 0, 'looking|searching for');
     return looking >= 0 && tokens[looking] ? { kind: 'desire', vp: tokens.slice(looking), np: true } : undefined;
   }
-  const want = Math.max(match(tokens, subject, 'really? want|need'), match(tokens, subject, 'would like'), match(tokens, subject, 'am|are looking|searching for'));
-  if (want >= 0 && tokens[want] && DETERMINERS.has(tokens[want]!.lower)) return { kind: 'desire', vp: tokens.slice(want), np: true };
+  const want = Math.max(
+    match(tokens, subject, 'really? want|need'),
+    match(tokens, subject, 'would like'),
+    match(tokens, subject, 'am|are looking|searching for'),
+  );
+  if (want >= 0 && DETERMINERS.has(tokens[want]?.lower ?? '')) return { kind: 'desire', vp: tokens.slice(want), np: true };
   const report = Math.max(
-    match(tokens, subject, 'am|are|keep|kept|was|were|have|been? getting|seeing|hitting|receiving|encountering|facing|having|running'),
+    match(tokens, subject, `am|are|was|were|have? been|keep|kept? ${EXPERIENCING}`),
     match(tokens, subject, 'get|see|got|saw|hit|receive|received|encounter|encountered|run|ran'),
   );
   if (report >= 0 && tokens[report]) {
@@ -310,33 +298,43 @@ function parseFirstPerson(tokens: readonly Token[]): Shape | undefined {
     }
     return { kind: 'report', lead: tokens[report - 1]!, object: tokens.slice(object) };
   }
-  const problem = match(tokens, subject, 'have|had|got a|an|this|the|some|weird|strange|an? problem|issue|error|bug|question|doubt');
-  if (problem >= 0) {
-    const noun = tokens.slice(subject + 1, problem).findIndex((t) => /^(problem|issue|error|bug|question|doubt)$/.test(t.lower));
-    return { kind: 'report', object: tokens.slice(subject + 1 + noun) };
-  }
+  const problem = match(tokens, subject, `have|had|got a|an|this|the|some? weird|strange|small|quick|big? ${TROUBLE}`);
+  if (problem >= 0) return { kind: 'report', object: tokens.slice(problem - 1) };
   const progressive = match(tokens, subject, 'am|are|was|were|have|been? been?');
-  if (progressive >= 0 && tokens[progressive] && tokens[progressive]!.pos === 'VERB' && /ing$/.test(tokens[progressive]!.lower)) {
+  const ing = tokens[progressive];
+  if (progressive >= 0 && ing && ing.pos === 'VERB' && /ing$/.test(ing.lower)) {
     return { kind: 'progressive', predicate: tokens.slice(progressive) };
   }
   return undefined;
 }
 
 const NOT_ADVICE = new Set(['like', 'love', 'want', 'need', 'say', 'be', 'have', 'know', 'see', 'hate', 'think']);
+const ADVICE = [
+  'you should|could|can|might|may also? want|need? to?',
+  'I would|might|will',
+  'let us',
+  `the ${QUALITY} ${WAY}|fix|solution|option|approach|thing is to?`,
+  'it is best|better|worth|recommended to',
+];
 
 function parseSuggestion(tokens: readonly Token[]): Shape | undefined {
-  const recommend = Math.max(match(tokens, 0, 'I would|will? recommend|suggest|advise'), match(tokens, 0, 'my recommendation|suggestion is|would be'));
+  const recommend = Math.max(
+    match(tokens, 0, 'I would|will? recommend|suggest|advise'),
+    match(tokens, 0, 'my recommendation|suggestion is|would be'),
+  );
   if (recommend >= 0 && tokens[recommend]) {
     const to = match(tokens, recommend, 'to');
     return { kind: 'suggestion', vp: tokens.slice(to >= 0 ? to : recommend), recommend: true };
   }
-  for (const pattern of ['you should|could|can|might|may also? want|need? to?', 'I would|might|will', 'let us', `the ${QUALITY} ${WAY}|fix|solution|option|approach|thing is to?`, 'it is best|better|worth|recommended to']) {
+  for (const pattern of ADVICE) {
     const i = match(tokens, 0, pattern);
-    // `I would love to` is a wish, not advice.
-    if (pattern.startsWith('I ') && i >= 0 && !VERBS.has(tokens[i]!.lower)) continue;
-    if (i >= 0 && NOT_ADVICE.has(tokens[i]!.lower)) continue;
-    if (i >= 0 && isBaseVerb(tokens[i])) return { kind: 'suggestion', vp: tokens.slice(i), recommend: /best|recommended/.test(pattern) && /best|recommended/.test(tokens.slice(0, i).map((t) => t.lower).join(' ')) };
-    if (i >= 0 && tokens[i]?.pos === 'VERB' && /ing$/.test(tokens[i]!.lower)) return { kind: 'suggestion', vp: tokens.slice(i), recommend: false };
+    const verb = tokens[i];
+    if (i < 0 || !verb || NOT_ADVICE.has(verb.lower)) continue;
+    // `I would love to` is a wish, not advice: after `I would`, only well-known verbs count.
+    if (pattern.startsWith('I ') && !VERBS.has(verb.lower)) continue;
+    const recommend = tokens.slice(0, i).some((t) => t.lower === 'best' || t.lower === 'recommended');
+    if (isBaseVerb(verb)) return { kind: 'suggestion', vp: tokens.slice(i), recommend };
+    if (verb.pos === 'VERB' && /ing$/.test(verb.lower)) return { kind: 'suggestion', vp: tokens.slice(i), recommend: false };
   }
   return undefined;
 }

@@ -61,9 +61,7 @@ export function splitCode(text: string): SplitText {
     }
     if (INDENTED.test(line) && startsBlock(prose)) {
       const body: string[] = [];
-      while (i < lines.length && (INDENTED.test(lines[i]!) || (lines[i]!.trim() === '' && INDENTED.test(lines[i + 1] ?? '')))) {
-        body.push(lines[i++]!);
-      }
+      while (i < lines.length && continues(lines, i, (l) => INDENTED.test(l))) body.push(lines[i++]!);
       addCode(body, undefined);
       continue;
     }
@@ -71,9 +69,7 @@ export function splitCode(text: string): SplitText {
     const next = lines[i + 1] ?? '';
     if (looksLikeCode(line) || (ERROR_HEADER.test(line.trim()) && TRACE.test(next.trim()))) {
       const body: string[] = [lines[i++]!]; // The first line always belongs, so the loop advances.
-      while (i < lines.length && (looksLikeCode(lines[i]!) || (lines[i]!.trim() === '' && looksLikeCode(lines[i + 1] ?? '')))) {
-        body.push(lines[i++]!);
-      }
+      while (i < lines.length && continues(lines, i, looksLikeCode)) body.push(lines[i++]!);
       addCode(body, undefined);
       continue;
     }
@@ -81,6 +77,12 @@ export function splitCode(text: string): SplitText {
     i += 1;
   }
   return { prose: prose.join('\n').replace(/\n{3,}/g, '\n\n').trim(), code };
+}
+
+/** Whether line `i` continues a block: it matches, or it is blank and the next line matches. */
+function continues(lines: readonly string[], i: number, test: (line: string) => boolean): boolean {
+  const line = lines[i]!;
+  return test(line) || (line.trim() === '' && test(lines[i + 1] ?? ''));
 }
 
 /** An indented line starts a code block only after a blank line, and not inside a list item. */
@@ -94,11 +96,17 @@ function startsBlock(prose: readonly string[]): boolean {
   return true;
 }
 
-const CODE_START =
-  /^(import|export|const|let|var|function|async function|def|class|return|public|private|protected|package|using|fn|func|impl|struct|enum|interface|type|from\s+\S+\s+import|#include|#define|await)\b/;
+const CODE_START = new RegExp(
+  '^(import|export|const|let|var|function|async function|def|class|return|public|private|protected|package|using|' +
+    'fn|func|impl|struct|enum|interface|type|from\\s+\\S+\\s+import|#include|#define|await)\\b',
+);
 // Function words that give away an English sentence even when it contains brackets or an `=`.
 const ENGLISH = /\b(the|a|an|to|is|are|you|it|this|that|of|and|with|my|i|we|how|why|what)\b/gi;
-const SHELL = /^(\$|>>>|PS>)\s|^(sudo|npm|npx|pnpm|yarn|git|docker|kubectl|pip3?|cargo|brew|apt-get|curl|wget|node|python3?|go|make|chmod|mkdir|rm)\s+\S*[-/.=]/;
+const SHELL = new RegExp(
+  '^(\\$|>>>|PS>)\\s|' +
+    '^(sudo|npm|npx|pnpm|yarn|git|docker|kubectl|pip3?|cargo|brew|apt-get|curl|wget|node|python3?|go|make|' +
+    'chmod|mkdir|rm)\\s+\\S*[-/.=]',
+);
 const ERROR_HEADER = /^([\w.$]*(Error|Exception|Panic|Fault)\b|Uncaught\b|panic:|Traceback\b)/;
 const TRACE = /^at\s+\S.*[(\s]\S+:\d+(:\d+)?\)?$|^File ".+", line \d+|^Traceback \(most recent call last\)/;
 

@@ -48,31 +48,86 @@ export function languageFromLabel(label: string): string | undefined {
   return LABELS[key] ?? (/^[a-z][\w+#-]{0,19}$/.test(key) ? key[0]!.toUpperCase() + key.slice(1) : undefined);
 }
 
+/** One rule from several short alternatives (joined with `|`), so that each stays readable. */
+function anyOf(flags: string, ...parts: RegExp[]): RegExp {
+  return new RegExp(parts.map((p) => p.source).join('|'), flags);
+}
+
 // Ordered: the first matching rule wins, so more specific languages come before their relatives.
 const GUESSES: ReadonlyArray<readonly [string, RegExp]> = [
-  ['stack trace', /^Traceback \(most recent call last\)|^\s*at .+[(\s]\S+:\d+:\d+\)?\s*$|^\s*File ".+", line \d+/m],
+  [
+    'stack trace',
+    anyOf('m', /^Traceback \(most recent call last\)/, /^\s*at .+[(\s]\S+:\d+(:\d+)?\)?\s*$/, /^\s*File ".+", line \d+/),
+  ],
   ['PHP', /<\?php/],
   ['HTML', /^\s*<(!doctype|html|head|body|div|span|template|section|ul|p|a|button|form|input|script)\b/im],
-  ['SQL', /^\s*(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|VIEW)|ALTER\s+TABLE|WITH\s+\w+\s+AS\s*\()/im],
-  ['Go', /^package\s+\w+\s*$|\bfunc\s+(\(\w+\s+\*?\w+\)\s*)?\w+\(|\bfmt\.\w+\(/m],
-  ['Rust', /\bfn\s+\w+\s*(<[^>]*>)?\(|\blet\s+mut\s|\bimpl\b.*\{|\w+!\(|\bpub\s+(fn|struct|enum)\b/],
-  ['C#', /\busing\s+System\b|\bConsole\.Write|\bnamespace\s+[\w.]+\s*[{;]|\bpublic\s+async\s+Task\b/],
-  ['Java', /\bpublic\s+(static\s+)?(final\s+)?(class|void|interface)\b|\bSystem\.out\.print|@Override\b/],
-  ['C++', /#include\s*<\w+>[\s\S]*\bstd::|\bstd::\w+|\bcout\s*<</],
-  ['C', /#include\s*[<"][\w./]+\.h[>"]|\bprintf\s*\(|\bint\s+main\s*\(/],
-  ['Python', /^\s*(def\s+\w+\s*\(.*\)\s*(->\s*[\w[\], .]+)?:|class\s+\w+(\(.*\))?:|from\s+[\w.]+\s+import\s|import\s+\w+(\s+as\s+\w+)?\s*$|if\s+__name__\s*==|elif\s)|\bprint\(|\bself\.\w+/m],
-  ['TypeScript', /:\s*(string|number|boolean|void|unknown|any|never)\b|\binterface\s+\w+\s*(<[^>]*>)?\s*\{|\btype\s+\w+\s*(<[^>]*>)?\s*=|\bas\s+const\b|<\w+>\(|\bimport\s+type\b|\w+\?:\s*\w+|\):\s*Promise<|\b(private|readonly)\s+\w+\s*:/],
-  ['JavaScript', /\b(const|let|var)\s+[\w{[]|\bfunction\b|=>|console\.\w+\(|\brequire\(|\bmodule\.exports\b|\bexport\s+(default|const|function|class)\b|\bimport\s+.+\s+from\s+['"]|\bawait\s+\w+/],
-  ['Ruby', /^\s*def\s+\w+[^:]*$[\s\S]*^\s*end\s*$|\bputs\s|\battr_accessor\b/m],
-  ['shell', /^\s*(\$\s+\S|#!\/bin\/(ba|z)?sh|(sudo|npm|npx|pnpm|yarn|git|docker|kubectl|pip3?|cargo|brew|apt(-get)?|curl|wget|cd|ls|mkdir|rm|cp|mv|chmod|export|echo)\s)/m],
-  ['CSS', /^[\s\w.#:>,*[\]="-]+\{\s*$[\s\S]*^\s*[\w-]+\s*:\s*[^;]+;/m],
-  ['YAML', /^(\s*-\s+)?[\w.-]+:\s+\S[^{};]*$(\n(\s*-\s+)?[\w.-]*:?.*$){2,}/m],
+  [
+    'SQL',
+    anyOf(
+      'im',
+      /^\s*(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)/,
+      /^\s*(CREATE\s+(TABLE|INDEX|VIEW)|ALTER\s+TABLE|WITH\s+\w+\s+AS\s*\()/,
+    ),
+  ],
+  ['Go', anyOf('m', /^package\s+\w+\s*$/, /\bfunc\s+(\(\w+\s+\*?\w+\)\s*)?\w+\(/, /\bfmt\.\w+\(/)],
+  ['Rust', anyOf('', /\bfn\s+\w+\s*(<[^>]*>)?\(/, /\blet\s+mut\s/, /\bimpl\b.*\{/, /\w+!\(/, /\bpub\s+(fn|struct|enum)\b/)],
+  ['C#', anyOf('', /\busing\s+System\b/, /\bConsole\.Write/, /\bnamespace\s+[\w.]+\s*[{;]/, /\bpublic\s+async\s+Task\b/)],
+  ['Java', anyOf('', /\bpublic\s+(static\s+)?(final\s+)?(class|void|interface)\b/, /\bSystem\.out\.print/, /@Override\b/)],
+  ['C++', anyOf('', /#include\s*<\w+>[\s\S]*\bstd::/, /\bstd::\w+/, /\bcout\s*<</)],
+  ['C', anyOf('', /#include\s*[<"][\w./]+\.h[>"]/, /\bprintf\s*\(/, /\bint\s+main\s*\(/)],
+  [
+    'Python',
+    anyOf(
+      'm',
+      /^\s*def\s+\w+\s*\(.*\)\s*(->\s*[\w[\], .]+)?:/,
+      /^\s*class\s+\w+(\(.*\))?:/,
+      /^\s*(from\s+[\w.]+\s+import\s|import\s+\w+(\s+as\s+\w+)?\s*$)/,
+      /^\s*(if\s+__name__\s*==|elif\s)/,
+      /\bprint\(/,
+      /\bself\.\w+/,
+    ),
+  ],
+  [
+    'TypeScript',
+    anyOf(
+      '',
+      /:\s*(string|number|boolean|void|unknown|any|never)\b/,
+      /\binterface\s+\w+\s*(<[^>]*>)?\s*\{/,
+      /\btype\s+\w+\s*(<[^>]*>)?\s*=/,
+      /\bas\s+const\b|<\w+>\(|\bimport\s+type\b|\w+\?:\s*\w+|\):\s*Promise</,
+      /\b(private|readonly)\s+\w+\s*:/,
+    ),
+  ],
+  [
+    'JavaScript',
+    anyOf(
+      '',
+      /\b(const|let|var)\s+[\w{[]|\bfunction\b|=>/,
+      /console\.\w+\(|\brequire\(|\bmodule\.exports\b/,
+      /\bexport\s+(default|const|function|class)\b|\bimport\s+.+\s+from\s+['"]/,
+      /\bawait\s+\w+/,
+    ),
+  ],
+  ['Ruby', anyOf('m', /^\s*def\s+\w+[^:\n]*$[\s\S]*^\s*end\s*$/, /\bputs\s/, /\battr_accessor\b/)],
+  [
+    'shell',
+    anyOf(
+      'm',
+      /^\s*(\$\s+\S|#!\/bin\/(ba|z)?sh)/,
+      /^\s*(sudo|npm|npx|pnpm|yarn|git|docker|kubectl|pip3?|cargo|brew|apt(-get)?|curl|wget)\s/,
+      /^\s*(cd|ls|mkdir|rm|cp|mv|chmod|export|echo)\s/,
+    ),
+  ],
+  ['CSS', /^[ \t\w.#:>,*[\]="-]+\{[ \t]*\n[ \t]*[\w-]+[ \t]*:[^;\n]+;/m],
+  ['YAML', /^([ \t]*-[ \t]+)?[\w.-]+:([ \t]+[^{};\n]*)?(\n[ \t]*(-[ \t]+)?[\w.-]+:([ \t]+[^{};\n]*)?){2}/m],
   ['dotenv', /^[A-Z][A-Z0-9_]+=\S*$/m],
 ];
 
 /** A guess at the language of unlabelled code, or undefined when nothing is telling. */
 export function guessLanguage(code: string): string | undefined {
-  const trimmed = code.trim();
+  // The first lines tell the language as well as the whole block, and keep the rules cheap.
+  const sample = code.length > 4000 ? code.slice(0, code.lastIndexOf('\n', 4000) + 1 || 4000) : code;
+  const trimmed = sample.trim();
   if (/^[{[]/.test(trimmed)) {
     try {
       JSON.parse(trimmed);
@@ -81,7 +136,7 @@ export function guessLanguage(code: string): string | undefined {
       // Not JSON: let the rules decide.
     }
   }
-  for (const [language, rule] of GUESSES) if (rule.test(code)) return language;
+  for (const [language, rule] of GUESSES) if (rule.test(sample)) return language;
   return undefined;
 }
 

@@ -56,13 +56,16 @@ const GENERIC = new Set([
   'okay', 'ok', 'well', 'really', 'other', 'able', 'right', 'work', 'time', 'please', 'hi', 'hello',
 ]);
 const CONTENT_POS = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'NUM']);
+// Only the start of a huge message (a pasted log or file) is read: it says what the message is.
+const MAX_MESSAGE_CHARS = 20_000;
 
 /** Reads every message: code split off, prose cleaned, sentences tagged and weighted. */
 export function analyzeConversation(nlp: WinkMethods, input: readonly SummarizerMessage[]): Conversation {
   const messages: AnalyzedMessage[] = [];
   const sentences: Sentence[] = [];
   input.forEach((raw, index) => {
-    const { prose: rawProse, code } = splitCode(typeof raw.text === 'string' ? raw.text : '');
+    const text = typeof raw.text === 'string' ? raw.text : '';
+    const { prose: rawProse, code } = splitCode(text.length > MAX_MESSAGE_CHARS ? text.slice(0, MAX_MESSAGE_CHARS) : text);
     const prose = cleanProse(rawProse);
     const tokenized = prose === '' ? [] : readSentences(nlp, prose);
     const own = tokenized.map((tokens, i): Sentence => {
@@ -116,7 +119,8 @@ function dominantLanguage(messages: readonly AnalyzedMessage[]): string | undefi
   const counts = new Map<string, number>();
   for (const m of messages) {
     for (const block of m.code) {
-      if (block.language && codeKind(block.language) === 'program') counts.set(block.language, (counts.get(block.language) ?? 0) + 1);
+      const language = block.language;
+      if (language && codeKind(language) === 'program') counts.set(language, (counts.get(language) ?? 0) + 1);
     }
   }
   let best: string | undefined;

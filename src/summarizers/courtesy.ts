@@ -14,13 +14,16 @@ const PHRASES: readonly RegExp[] = [
   /\b(many )?thanks?( you)?( (so|very) much| a lot| a ton| again)?\b/g,
   /\b(thx|ty|cheers|appreciate (it|that|this)|(much|really) appreciated|bye|goodbye|see (you|ya)( later| soon)?|take care)\b/g,
   /\bhave a (good|great|nice) (day|one|weekend|evening)\b/g,
-  /\b(ok(ay)?|k|alright|all right|sure( thing)?|great|cool|nice|awesome|perfect|excellent|wonderful|brilliant|amazing|fantastic)\b/g,
+  /\b(ok(ay)?|k|alright|all right|sure( thing)?|great|cool|nice|awesome|perfect|excellent)\b/g,
+  /\b(wonderful|brilliant|amazing|fantastic)\b/g,
   /\b(got it|sounds good|makes sense|that (works|helps|helped|did it|fixed it)|it works( now)?|(this|that) (is|was) helpful)\b/g,
   /\b(you are|you're) welcome\b|\b(no (problem|worries)|my pleasure|anytime|of course|certainly|absolutely|indeed)\b/g,
   /\b(glad|happy) (to help|i could help|it helped|that helped|it works|to hear (that|it))\b/g,
   /\b(i )?hope (this|that|it) helps\b|\bhappy coding\b|\bgood luck\b/g,
   /\b(great|good|excellent) question\b/g,
-  /\b(any|some) (ideas?|thoughts|suggestions|advice|pointers|tips|help)( on this| here)?\b|\bthoughts\b|\bwhat do you think\b|\b(can|could) you help( me)?\b|\bplease help\b/g,
+  // Asks with no content of their own: `Any ideas?`, `Can you help?`.
+  /\b(any|some) (ideas?|thoughts|suggestions|advice|pointers|tips|help)( on this| here)?\b|\bthoughts\b/g,
+  /\bwhat do you think\b|\b(can|could) you help( me)?\b|\bplease help\b/g,
   /\bhow (are you|is it going|are things|is your day)( doing)?( today)?\b/g,
   /\b(how|what) can i (help|assist|do for) you( with)?( today)?\b|\bhow may i (help|assist) you( today)?\b/g,
   /\b(is there )?anything else( i can help (you )?with)?\b/g,
@@ -35,8 +38,11 @@ const FILLER = new Set([
   'this', 'me', 'it', 'now', 'just', 'well', 'and', 'then', 'too', 'as', 'always', 'friend', 'mate',
   'sir', 'madam', 'dear', 'team', 'please', 'ok', 'is', 'am', 'are', 'thank', 'very', 'i', 'to',
   'what', 'anything', 'else', 'with', 'be', 'of', 'fine', 'do', 'doing', 'can', 'claude', 'chatgpt',
-  'copilot', 'pieces', 'in', 'advance', 'quick', 'question',
+  'copilot', 'pieces', 'in', 'advance', 'quick', 'question', 'test', 'testing',
 ]);
+
+const GREETING_AND_NAME =
+  /^\W*(hi|hello|hey|good (morning|afternoon|evening))\b[\s,]*((mr|mrs|ms|dr|miss)\.?\s+)?[A-Z][\w.'-]*(\s+[A-Z][\w.'-]*)?[\s!.,]*$/i;
 
 /** Whether the sentence is only small talk (`Hi there!`, `Thanks, that helped.`, `How can I help?`). */
 export function isCourtesy(text: string): boolean {
@@ -45,8 +51,7 @@ export function isCourtesy(text: string): boolean {
     return true;
   }
   // `Hi, Mr. Smith.` is a greeting too: a greeting followed by nothing but a name.
-  if (/^\W*(hi|hello|hey|good (morning|afternoon|evening))\b[\s,]*((mr|mrs|ms|dr|miss)\.?\s+)?[A-Z][\w.'-]*(\s+[A-Z][\w.'-]*)?[\s!.,]*$/i.test(text)
-    && /[A-Z]/.test(text.replace(/^\W*\w+/, ''))) {
+  if (GREETING_AND_NAME.test(text) && /[A-Z]/.test(text.replace(/^\W*\w+/, ''))) {
     return true;
   }
   for (const phrase of PHRASES) rest = rest.replace(phrase, ' ');
@@ -69,7 +74,7 @@ const OPENERS = new Set([
   'also', 'additionally', 'anyway', 'anyways', 'btw', 'hmm', 'oh', 'ah', 'great', 'thanks', 'perfect',
   'cool', 'right', 'now', 'then', 'first', 'firstly', 'second', 'secondly', 'finally', 'hi', 'hello',
   'hey', 'plus', 'otherwise', 'alternatively', 'honestly', 'quick', 'question', 'update', 'edit',
-  'come',
+  'come', 'and', 'but',
 ]);
 
 /**
@@ -93,9 +98,10 @@ export function stripOpeners(tokens: readonly Token[]): { tokens: Token[]; answe
         if (tokens[start + 1]?.lower !== 'on' || tokens[start + 2]?.text !== ',') break;
         start += 1;
       }
-      if (/^(now|then|first|second|right|plus|update|edit|question|quick)$/.test(t.lower) && !/^[,:]$/.test(tokens[start + 1]?.text ?? '')) {
-        if (!(t.lower === 'quick' && tokens[start + 1]?.lower === 'question')) break;
-      }
+      // These open a sentence only before a comma or colon (`Now, …`, `Update: …`, `Quick question:`).
+      const next = tokens[start + 1];
+      const punctuated = /^[,:]$/.test(next?.text ?? '') || (t.lower === 'quick' && next?.lower === 'question');
+      if (/^(now|then|first|second|right|plus|update|edit|question|quick)$/.test(t.lower) && !punctuated) break;
       start += 1;
       // A greeting may carry a name: `Hey Claude,` — skip up to the comma if it is close.
       if (GREETING.test(t.lower)) {

@@ -50,7 +50,8 @@ const MODEL: SummarizerModelInfo = {
  * conversation (`The user asked how to … The assistant suggested …`). Output is deterministic.
  *
  * The NLP model is loaded on the first `title()` or `summarize()` call, not on import or creation;
- * `unload()` drops it and the next call loads it again.
+ * `unload()` drops it and the next call loads it again. Messages without letters or digits never
+ * load it: they get ''. Only the first 20,000 characters of each message are read.
  */
 export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer {
   const holder = createNlpHolder();

@@ -40,11 +40,14 @@ export function createFakeSummarizer(options: FakeSummarizerOptions = {}): FakeS
   const calls: FakeSummarizerCall[] = [];
   let loaded = false;
 
-  const answer = async (method: FakeSummarizerCall['method'], messages: readonly SummarizerMessage[], given: FakeAnswer | undefined, fallback: FakeAnswer): Promise<string> => {
+  const answer = async (
+    method: FakeSummarizerCall['method'],
+    messages: readonly SummarizerMessage[],
+    chosen: FakeAnswer,
+  ): Promise<string> => {
     const copy = messages.map((m) => ({ ...m }));
     calls.push({ method, messages: copy });
     loaded = true;
-    const chosen = given ?? fallback;
     return typeof chosen === 'string' ? chosen : chosen(copy);
   };
 
@@ -60,8 +63,8 @@ export function createFakeSummarizer(options: FakeSummarizerOptions = {}): FakeS
       cloud: false,
       ...options.model,
     }),
-    title: (messages) => answer('title', messages, options.title, defaultTitle),
-    summarize: (messages) => answer('summarize', messages, options.summary, (m) => `Summary of ${m.length} messages.`),
+    title: (messages) => answer('title', messages, options.title ?? defaultTitle),
+    summarize: (messages) => answer('summarize', messages, options.summary ?? ((m) => `Summary of ${m.length} messages.`)),
     isLoaded: () => loaded,
     async unload() {
       loaded = false;

@@ -1,4 +1,4 @@
-import { isBaseVerb } from './clause.js';
+import { isBaseVerb } from './grammar.js';
 import { gerund, isInflectable } from './inflect.js';
 import { LOWERCASE_BRANDS, VERBS } from './lexicon.js';
 import { isWordy, retext, type Token } from './tokens.js';
@@ -47,9 +47,17 @@ export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
 export function lowerFirst(tokens: readonly Token[], verb = false): Token[] {
   const out = [...tokens];
   const first = out[0];
-  if (first && /^[A-Z][a-z]*$/.test(first.text) && first.lower !== 'i' && (verb || first.stop || FUNCTION_POS.has(first.pos) || VERBS.has(first.lower) || (first.pos === 'VERB' && first.lemma !== first.lower) || /ing$/.test(first.lower))) {
-    out[0] = retext(first, first.lower);
-  }
+  // `Next` of `Next.js` is part of a name, whatever its tag.
+  if (!first || !/^[A-Z][a-z]*$/.test(first.text) || first.lower === 'i' || out[1]?.space === false) return out;
+  const common =
+    verb ||
+    first.stop ||
+    FUNCTION_POS.has(first.pos) ||
+    VERBS.has(first.lower) ||
+    (first.pos === 'VERB' && first.lemma !== first.lower) ||
+    /ing$/.test(first.lower) ||
+    /^(today|tomorrow|yesterday|tonight|maybe|perhaps|sometimes|usually|also|now|then|here|there)$/.test(first.lower);
+  if (common) out[0] = retext(first, first.lower);
   return out;
 }
 
@@ -74,9 +82,11 @@ export function dropAsides(tokens: readonly Token[]): Token[] {
   let depth = 0;
   let space = false; // A dropped token's leading space passes to the next kept token.
   for (const t of tokens) {
-    const drop = t.text === '(' || t.text === '[' || ((t.text === ')' || t.text === ']') && depth > 0) || depth > 0 || /^["'`]+$/.test(t.text);
-    if (t.text === '(' || t.text === '[') depth += 1;
-    else if ((t.text === ')' || t.text === ']') && depth > 0) depth -= 1;
+    const opens = t.text === '(' || t.text === '[';
+    const closes = (t.text === ')' || t.text === ']') && depth > 0;
+    const drop = opens || closes || depth > 0 || /^["'`]+$/.test(t.text);
+    if (opens) depth += 1;
+    else if (closes) depth -= 1;
     if (drop) {
       space ||= t.space;
       continue;
@@ -86,4 +96,21 @@ export function dropAsides(tokens: readonly Token[]): Token[] {
   }
   if (out[0]) out[0] = { ...out[0], space: false };
   return out;
+}
+
+/**
+ * Joins token runs taken from different places of a sentence (`why` + `the build` + `fails`): the
+ * first token of each later run gets a leading space, even if it opened the original sentence.
+ */
+export function glue(...runs: ReadonlyArray<readonly Token[]>): Token[] {
+  const out: Token[] = [];
+  for (const run of runs) {
+    run.forEach((t, i) => out.push(i === 0 && out.length > 0 && !t.space ? { ...t, space: true } : t));
+  }
+  return out;
+}
+
+/** `tokens` with the token at `index` replaced by `phrase`, spaced as separate words. */
+export function replaceAt(tokens: readonly Token[], index: number, phrase: readonly Token[]): Token[] {
+  return glue(tokens.slice(0, index), phrase, tokens.slice(index + 1).map((t, i) => (i === 0 ? { ...t, space: true } : t)));
 }

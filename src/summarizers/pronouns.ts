@@ -1,6 +1,6 @@
 import type { Role } from './conversation.js';
 import { thirdPerson } from './inflect.js';
-import { isBaseVerb } from './clause.js';
+import { isBaseVerb } from './grammar.js';
 import { retext, type Token } from './tokens.js';
 
 /** How the observer names the two parties, lower-cased for use inside a sentence. */
@@ -82,8 +82,11 @@ export function shiftPronouns(tokens: readonly Token[], role: Role, names: Refer
   for (let i = 0; i < out.length; i += 1) {
     const t = out[i]!;
     const previous = out[i - 1];
-    // After a verb or preposition `you` is an object (`help you fix it` → `help them fix it`).
-    const subject = !previous || !OBJECT_AFTER.has(previous.pos);
+    // After a verb or preposition `you` is an object (`help you fix it` → `help them fix it`),
+    // unless a verb follows a conjunction the tagger calls a preposition (`after you apply it`).
+    const next = out[i + 1];
+    const clauseStart = previous?.pos === 'ADP' && (next?.pos === 'VERB' || next?.pos === 'AUX' || next?.pos === 'ADV');
+    const subject = !previous || !OBJECT_AFTER.has(previous.pos) || clauseStart;
     const r = replacement(t, role, names, subject);
     if (!r) continue;
     out[i] = { ...retext(t, r.text), pos: 'PRON' };
@@ -97,7 +100,9 @@ export function shiftPronouns(tokens: readonly Token[], role: Role, names: Refer
     } else if (r.singular) {
       const agreed = { am: 'is', are: 'is', were: 'was', have: 'has', do: 'does' }[verb.lower];
       if (agreed) out[v] = retext(verb, agreed);
-      else if (verb.pos === 'VERB' && verb.lower === verb.lemma && isBaseVerb(verb)) out[v] = retext(verb, thirdPerson(verb.lower));
+      else if (verb.pos === 'VERB' && verb.lower === verb.lemma && isBaseVerb(verb)) {
+        out[v] = retext(verb, thirdPerson(verb.lower));
+      }
     }
   }
   return out;

@@ -45,19 +45,24 @@ function inline(line: string): string {
   return expandContractions(
     line
       .replace(/[\u2018\u2019\u02bc]/g, "'")
+      .replace(/(\w) ' (?=(ve|re|m|s|d|ll|t)\b)/gi, "$1'") // Tokenized corpora write `I ' ve`.
       .replace(/[\u201c\u201d]/g, '"')
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+      // Spans are bounded ({1,300}) so that long lines of stray brackets or stars stay linear.
+      .replace(/!\[([^\]]{0,300})\]\([^)]{0,2000}\)/g, '$1')
+      .replace(/\[([^\]]{1,300})\]\([^)]{0,2000}\)/g, '$1')
       .replace(/<(https?:[^>\s]+)>/g, 'a link')
       .replace(/https?:\/\/[^\s)]+/g, 'a link')
       .replace(/`([^`]+)`/g, (_, code: string) => inlineCode(code))
-      .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
-      .replace(/(^|[\s(])[*_](?=\S)(.+?)(?<=\S)[*_](?=[\s).,!?:;]|$)/g, '$1$2')
-      .replace(/~~(.+?)~~/g, '$1')
+      // JSON pasted into a sentence (`when I POST {"name": "Ada"}`) is code too.
+      .replace(/\{\s*"[^{}]{0,300}\}/g, 'a JSON object')
+      .replace(/(\*\*|__)(?=\S)(.{1,300}?)(?<=\S)\1/g, '$2')
+      .replace(/(^|[\s(])[*_](?=\S)(.{1,300}?)(?<=\S)[*_](?=[\s).,!?:;]|$)/g, '$1$2')
+      .replace(/~~(.{1,300}?)~~/g, '$1')
       .replace(/<\/?[a-z][^>]*>/gi, ' ')
       .replace(/(^|\s)i(?=\s|$|[,.!?'])/g, '$1I') // Chat often has a lower-case `i`.
       // `Next.js` and `console.log` would end a sentence at the dot; `readSentences` restores it.
       .replace(/([\p{L}\d_]{2,})\.(?=[\p{L}_]{2,})/gu, `$1${DOT}`)
+      .replace(/(^|[\s(])\.(?=[\p{L}_]{2,})/gu, `$1${DOT}`) // `.dockerignore`, `.env`
       .replace(/([\p{L}\d_)\]])\?\.(?=[\p{L}_[(])/gu, `$1${QUESTION_DOT}`), // `user?.name`
   );
 }
@@ -65,7 +70,8 @@ function inline(line: string): string {
 /** Short identifiers (`useEffect`, `npm ci`) read as words; longer expressions are not quoted. */
 function inlineCode(code: string): string {
   const trimmed = code.trim();
-  return trimmed.length <= 40 && !/[;{}]|=>|\s=\s/.test(trimmed) ? trimmed : 'the code';
+  // `?` and `!` inside code (`?name=x`) would end a sentence, so such spans are not kept either.
+  return trimmed.length <= 40 && !/[;{}?!&=]/.test(trimmed) ? trimmed : 'the code';
 }
 
 const PRONOUN_CONTRACTIONS: Readonly<Record<string, string>> = {

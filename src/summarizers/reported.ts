@@ -1,8 +1,9 @@
-import { isBaseVerb, type Shape } from './clause.js';
+import type { Shape } from './clause.js';
+import { isBaseVerb } from './grammar.js';
 import type { Role } from './conversation.js';
 import { gerund, past, thirdPerson } from './inflect.js';
 import { DO_FORMS, PROBLEM_WORDS } from './lexicon.js';
-import { gerundize, lowerFirst } from './phrase.js';
+import { gerundize, glue, lowerFirst, replaceAt } from './phrase.js';
 import { shiftPronouns, type Referents } from './pronouns.js';
 import type { Prepared } from './request.js';
 import { referringPronoun } from './salient.js';
@@ -19,19 +20,27 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
   const clause = (tokens: readonly Token[], verb = false): string => text(lowerFirst(shift(tokens), verb));
   const addressee = role === 'ASSISTANT' ? names.user : role === 'UNKNOWN' ? 'others' : names.assistant;
   const shape = withReplacement(p.shape, replacement);
+  // A fronted `For my React app,` goes after the question: `asked whether …, for their React app`.
+  const lead = (shape.kind === 'howTo' || shape.kind === 'question') && shape.lead ? `, ${clause(shape.lead)}` : '';
   switch (shape.kind) {
     case 'howTo':
-      return `asked ${text(shape.wh).toLowerCase()} to ${clause(shape.vp, true)}`;
+      return `asked ${text(shape.wh).toLowerCase()} to ${clause(shape.vp, true)}${lead}`;
     case 'question':
-      return `asked ${question(shape, role, names, shift)}`;
+      return `asked ${question(shape, role, names, shift)}${lead}`;
     case 'request':
+      if (shape.negative) {
+        if (role === 'ASSISTANT') return `advised against ${text(gerundize(lowerFirst(shift(shape.vp), true), true))}`;
+        return `asked ${addressee} not to ${clause(shape.vp, true)}`;
+      }
       if (shape.lead) {
         // `If you already pushed, use git revert` → `suggested that, if they already pushed, they use git revert`.
         const lead = clause(shape.lead);
-        if (role === 'ASSISTANT') return `suggested that, ${lead}, ${names.assistantIsPerson ? names.user : 'they'} ${clause(shape.vp, true)}`;
+        const who = names.assistantIsPerson ? names.user : 'they';
+        if (role === 'ASSISTANT') return `suggested that, ${lead}, ${who} ${clause(shape.vp, true)}`;
         return `asked ${addressee} to ${clause(shape.vp, true)}, ${lead}`;
       }
-      return role === 'ASSISTANT' ? suggestion(shape.vp, false, shift, true) : `asked ${addressee} to ${clause(shape.vp, true)}`;
+      if (role === 'ASSISTANT') return suggestion(shape.vp, false, shift, true);
+      return `asked ${addressee} to ${clause(shape.vp, true)}`;
     case 'help': {
       if (!shape.topic) return `asked for help ${text(gerundize(shift(shape.vp)))}`;
       const topic = clause(shape.vp);
@@ -57,8 +66,7 @@ function withReplacement(shape: Shape, replacement: readonly Token[] | undefined
   if (!replacement) return shape;
   const swap = (tokens: readonly Token[]): readonly Token[] | undefined => {
     const i = referringPronoun(tokens);
-    if (i < 0) return undefined;
-    return [...tokens.slice(0, i), ...replacement.map((t) => ({ ...t, space: true })), ...tokens.slice(i + 1)];
+    return i < 0 ? undefined : replaceAt(tokens, i, replacement);
   };
   switch (shape.kind) {
     case 'question': {
@@ -88,7 +96,12 @@ function withReplacement(shape: Shape, replacement: readonly Token[] | undefined
   }
 }
 
-function suggestion(vp: readonly Token[], recommend: boolean, shift: (t: readonly Token[]) => Token[], imperative = false): string {
+function suggestion(
+  vp: readonly Token[],
+  recommend: boolean,
+  shift: (t: readonly Token[]) => Token[],
+  imperative = false,
+): string {
   const verb = recommend ? 'recommended' : 'suggested';
   const first = vp[0]?.lower;
   if (first === 'note' || first === 'remember') {
@@ -105,26 +118,29 @@ type Question = Extract<Shape, { kind: 'question' }>;
 function question(q: Question, role: Role, names: Referents, shift: (t: readonly Token[]) => Token[]): string {
   const wh = q.wh.length > 0 ? q.wh.map((t) => retext(t, t.lower)) : [word('whether')];
   const not = q.negated ? [word('not', 'PART')] : [];
-  if (!q.aux) return text([...wh, ...shift(q.rest)]);
+  if (!q.aux) return text(glue(wh, shift(q.rest)));
   const aux = q.aux.lower;
-  if (q.subject.length === 0) return text([...wh, retext(q.aux, aux), ...not, ...shift(q.rest)]);
+  if (q.subject.length === 0) return text(glue(wh, [retext(q.aux, aux)], not, shift(q.rest)));
   // `What is the difference between X and Y?` reads better as `about the difference between X and Y`.
-  if (q.wh[0]?.lower === 'what' && /^(is|are)$/.test(aux) && !q.negated && (q.rest[0]?.pos === 'ADP' || q.rest[0]?.lower === 'to')) {
+  const about = q.rest[0]?.pos === 'ADP' || q.rest[0]?.lower === 'to';
+  if (q.wh[0]?.lower === 'what' && /^(is|are)$/.test(aux) && !q.negated && about) {
     return `about ${text(lowerFirst(shift([...q.subject, ...q.rest])))}`;
   }
   const subject = lowerFirst(shift(q.subject));
   const singular = isSingular(q.subject, role, names);
   const rest = shift(q.rest);
   if (DO_FORMS.has(aux)) {
-    if (!q.verb) return text([...wh, ...subject, ...rest]);
+    if (!q.verb) return text(glue(wh, subject, rest));
     const verb = q.verb.lower;
     const verbs = q.negated
       ? [word(aux === 'did' ? 'did' : singular ? 'does' : 'do'), word('not'), word(verb)]
       : [word(aux === 'did' ? past(verb) : singular ? thirdPerson(verb) : verb)];
-    return text([...wh, ...subject, ...verbs, ...rest]);
+    return text(glue(wh, subject, verbs, rest));
   }
-  return text([...wh, ...subject, word(agree(aux, q.subject, role, names)), ...not, ...rest]);
+  return text(glue(wh, subject, [word(agree(aux, q.subject, role, names))], not, rest));
 }
+
+const SINGULAR_PRONOUN = /^(he|she|it|this|that|there|one|someone|something|everything|anyone|anything|nothing|everyone)$/;
 
 /** Whether the subject, once shifted to the third person, takes a singular verb. */
 function isSingular(subject: readonly Token[], role: Role, names: Referents): boolean {
@@ -133,7 +149,7 @@ function isSingular(subject: readonly Token[], role: Role, names: Referents): bo
     if (head.lower === 'i') return role === 'ASSISTANT' && !names.assistantIsPerson;
     if (head.lower === 'you') return role === 'USER' || role === 'SYSTEM';
     if (/^(we|they|these|those|people)$/.test(head.lower)) return false;
-    if (/^(he|she|it|this|that|there|one|someone|something|everything|anyone|anything|nothing|everyone)$/.test(head.lower)) return true;
+    if (SINGULAR_PRONOUN.test(head.lower)) return true;
   }
   return head.lemma === head.lower || !/s$/.test(head.lower);
 }
@@ -149,6 +165,7 @@ function agree(aux: string, subject: readonly Token[], role: Role, names: Refere
   return aux;
 }
 
+const HEDGE = /^(i|we) (think|believe|suspect|guess|feel)( that)? |^it (seems|looks like|sounds like)( that)? /;
 const CAUSE = /\b(because|caused|causes|happens|due to|reason|means|since|so that|results? in)\b/;
 const ADVICE = /\b(should|recommend|recommended|better|best|prefer|instead|consider|ideally|avoid|make sure)\b/;
 const NOTE = /^(note|keep in mind|be aware|remember|bear in mind|be careful)\b/;
@@ -156,17 +173,20 @@ const NOTE = /^(note|keep in mind|be aware|remember|bear in mind|be careful)\b/;
 function statement(p: Prepared, role: Role, names: Referents, shift: (t: readonly Token[]) => Token[]): string {
   let tokens = [...p.tokens];
   // A fragment without a verb (`At eight, at Tom's house.`) cannot be rephrased: it is quoted.
-  if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) {
+  // (A longer sentence without a tagged verb is more likely a tagging miss: it is reported.)
+  if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX') && p.sentence.words < 6) {
     const quoted = text(tokens);
     return quoted === '' ? '' : `said "${quoted}"`;
   }
   // `I think X` / `It seems X` report X; the hedge is the observer's to drop.
-  const hedge = /^(i|we) (think|believe|suspect|guess|feel)( that)? |^it (seems|looks like|sounds like)( that)? /.exec(text(tokens).toLowerCase() + ' ');
+  const hedge = HEDGE.exec(`${text(tokens).toLowerCase()} `);
   if (hedge) tokens = tokens.slice(hedge[0].trim().split(/\s+/).length);
   const lower = text(tokens).toLowerCase();
   const body = text(lowerFirst(shift(tokens)));
   if (body === '') return '';
-  const that = /^(they|it) /.test(body) ? '' : 'that ';
+  // A question that parsed as a statement: `And if a missing city is an error?`, `Retain keeps order?`.
+  if (p.sentence.question) return /^if /.test(body) ? `asked what happens ${body}` : `asked whether ${body}`;
+  const that = /^(they|it|that) /.test(body) ? '' : 'that ';
   if (role === 'ASSISTANT') {
     if (p.answer === 'yes') return `confirmed that ${body}`;
     if (p.answer === 'no') return `replied that ${body}`;
@@ -187,5 +207,5 @@ function statement(p: Prepared, role: Role, names: Referents, shift: (t: readonl
 
 /** Joins tokens into text with tidy spacing. */
 function text(tokens: readonly Token[]): string {
-  return joinTokens(tokens).replace(/\s+/g, ' ').replace(/\s+([,.;:!?%])/g, '$1').trim();
+  return joinTokens(tokens).replace(/\s+/g, ' ').replace(/\s+([,.;:!?%])(?![\p{L}\d_])/gu, '$1').trim();
 }

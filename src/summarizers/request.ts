@@ -18,7 +18,7 @@ export interface Prepared {
 export function prepare(sentence: Sentence): Prepared {
   const { tokens, answer } = stripOpeners(sentence.tokens);
   const trimmed = trimEnd(dropVocative(trimEnd(tokens)));
-  const shape = parseShape(trimmed);
+  const shape = parseShape(trimmed, sentence.question);
   return answer ? { sentence, tokens: trimmed, shape, answer } : { sentence, tokens: trimmed, shape };
 }
 
@@ -77,7 +77,8 @@ export function pickRequest(conversation: Conversation): Request | undefined {
   return undefined;
 }
 
-function requestScore(p: Prepared): number {
+/** How much a prepared sentence looks like the request of a conversation. */
+export function requestScore(p: Prepared): number {
   const s = p.sentence;
   let score = SHAPE_WEIGHT[p.shape.kind] - 0.4 * s.index;
   if (s.question) score += 1;

@@ -46,7 +46,8 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
     assistant: referent(options.speakers.ASSISTANT),
     assistantIsPerson: !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
   };
-  const onlySystem = conversation.messages.every((m) => m.role === 'SYSTEM' || (m.sentences.length === 0 && m.code.length === 0));
+  const empty = (m: AnalyzedMessage): boolean => m.sentences.length === 0 && m.code.length === 0;
+  const onlySystem = conversation.messages.every((m) => m.role === 'SYSTEM' || empty(m));
   const eligible = (s: Sentence): boolean => !s.courtesy && (s.role !== 'SYSTEM' || onlySystem);
   const request = pickRequest(conversation);
   const opening = request && eligible(request.prepared.sentence) ? request.prepared.sentence : undefined;
@@ -88,8 +89,9 @@ function pick(
   };
   // Answers usually lead with the point, so the first answer's first content sentence comes first.
   const after = request?.message.index ?? -1;
-  const answer = conversation.messages.find((m) => m.role === 'ASSISTANT' && m.index > after && m.sentences.some((s) => (scores.get(s) ?? 0) > 0));
-  const lead = answer?.sentences.find((s) => (scores.get(s) ?? 0) > 0);
+  const useful = (s: Sentence): boolean => (scores.get(s) ?? 0) > 0;
+  const answer = conversation.messages.find((m) => m.role === 'ASSISTANT' && m.index > after && m.sentences.some(useful));
+  const lead = answer?.sentences.find(useful);
   if (lead) take(lead);
   for (const s of ranked) take(s);
   return picked;
@@ -122,7 +124,13 @@ function describe(message: AnalyzedMessage): string {
   return `${article(phrase)} ${phrase}`;
 }
 
-function render(items: readonly Item[], conversation: Conversation, request: Request | undefined, names: Referents, options: SummaryOptions): string {
+function render(
+  items: readonly Item[],
+  conversation: Conversation,
+  request: Request | undefined,
+  names: Referents,
+  options: SummaryOptions,
+): string {
   const out: string[] = [];
   const described = new Set<number>();
   let length = 0;
@@ -130,15 +138,15 @@ function render(items: readonly Item[], conversation: Conversation, request: Req
   const push = (item: Item, predicate: string): boolean => {
     if (out.length >= options.maxSentences) return false;
     let speaker = options.speakers[item.role];
-    let connector = previous?.role === item.role ? ' also' : item.role !== 'ASSISTANT' && previous?.role === 'ASSISTANT' ? ' then' : '';
+    const sameRole = previous?.role === item.role;
+    let connector = sameRole ? ' also' : item.role !== 'ASSISTANT' && previous?.role === 'ASSISTANT' ? ' then' : '';
     // Messages of unknown role may come from different people: "Another participant", not "also".
-    if (item.role === 'UNKNOWN' && previous?.role === 'UNKNOWN' && previous.message !== item.message && speaker === 'A participant') {
+    if (item.role === 'UNKNOWN' && sameRole && previous!.message !== item.message && speaker === 'A participant') {
       speaker = 'Another participant';
       connector = '';
     }
     let sentence = capitalizeText(`${speaker}${connector} ${predicate}`.replace(/\s+/g, ' ').trim());
-    sentence = /[.!?]$/.test(sentence) && !/^\S+ wrote:/.test(sentence) ? sentence : `${sentence.replace(/[\s,;:]+$/, '')}.`;
-    if (/wrote: /.test(sentence)) sentence = sentence.replace(/([.!?])\.$/, '$1');
+    if (!/[.!?]$/.test(sentence)) sentence = `${sentence.replace(/[\s,;:]+$/, '')}.`;
     const room = options.maxLength - length - (out.length > 0 ? 1 : 0);
     if (sentence.length > room) {
       if (out.length > 0 || room < 20) return false;
@@ -164,8 +172,10 @@ function render(items: readonly Item[], conversation: Conversation, request: Req
     let note: string | undefined;
     if (hasCode) {
       described.add(message.index);
-      if (item.role !== 'ASSISTANT') predicate = `shared ${describe(message)} and ${predicate}`;
-      else if (predicate.length <= MERGE_LIMIT) predicate = `${predicate.replace(/[.!?]$/, '')}, and shared ${describe(message)}`;
+      // Quoted text in another language (`wrote: …`) is not merged into: the note stands alone.
+      const quoted = predicate.startsWith('wrote:');
+      if (item.role !== 'ASSISTANT' && !quoted) predicate = `shared ${describe(message)} and ${predicate}`;
+      else if (predicate.length <= MERGE_LIMIT && !quoted) predicate = `${predicate}, and shared ${describe(message)}`;
       else note = `shared ${describe(message)}`;
     }
     if (!push(item, predicate)) break;
@@ -174,7 +184,13 @@ function render(items: readonly Item[], conversation: Conversation, request: Req
   return out.join(' ');
 }
 
-function predicateOf(item: Item, conversation: Conversation, request: Request | undefined, names: Referents, withCode: boolean): string {
+function predicateOf(
+  item: Item,
+  conversation: Conversation,
+  request: Request | undefined,
+  names: Referents,
+  withCode: boolean,
+): string {
   const sentence = item.sentence!;
   const message = conversation.messages[item.message]!;
   // Text in another language is not rewritten: the observer notes what was written.
@@ -184,10 +200,11 @@ function predicateOf(item: Item, conversation: Conversation, request: Request | 
   // the request's most likely antecedent (`asked how to retry the request`).
   const first = !message.sentences.slice(0, sentence.index).some((s) => !s.courtesy);
   let replacement;
-  if (first && referringPronoun(prepared.tokens) >= 0) {
+  const pronoun = prepared.tokens[referringPronoun(prepared.tokens)];
+  if (first && pronoun && item.role !== 'ASSISTANT') {
     const isRequest = request !== undefined && request.prepared === prepared;
-    const named = isRequest ? salientPhrase(conversation, request, false) : undefined;
-    replacement = named ?? (withCode ? [word('it', 'PRON')] : undefined);
+    const named = isRequest ? salientPhrase(conversation, request, pronoun, false) : undefined;
+    replacement = named ?? (withCode ? [word(/^(them|these|those)$/.test(pronoun.lower) ? 'them' : 'it', 'PRON')] : undefined);
   }
   return clip(reportPredicate(prepared, item.role, names, replacement), MAX_CLAUSE);
 }
@@ -197,6 +214,10 @@ function smallTalk(conversation: Conversation, speakers: Readonly<Record<Role, s
   const said = (role: Role, test: (text: string) => boolean): boolean =>
     conversation.sentences.some((s) => s.role === role && test(s.text));
   if (conversation.sentences.length === 0) return '';
+  if (!conversation.sentences.some((s) => s.role === 'USER' || s.role === 'ASSISTANT')) {
+    const greeted = conversation.sentences.some((s) => hasGreeting(s.text));
+    return `The participants exchanged ${greeted ? 'greetings' : 'pleasantries'}.`;
+  }
   const user = speakers.USER;
   if (said('USER', hasGreeting) && conversation.sentences.some((s) => s.role === 'ASSISTANT')) {
     return `${user} and ${names.assistant} exchanged greetings.`;

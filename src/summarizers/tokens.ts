@@ -100,3 +100,8 @@ export function isNominal(t: Token): boolean {
   // `React`, `useEffect`, `ECONNREFUSED`: capitals inside or at the start of a non-stop word.
   return !t.stop && /\p{L}/u.test(t.text) && /^[\p{Lu}]|[\p{Ll}][\p{Lu}]/u.test(t.text) && t.pos !== 'PRON';
 }
+
+/** True when the token can open or continue a noun phrase (`the *flaky* call`, `*React* hooks`). */
+export function startsPhrase(t: Token | undefined): boolean {
+  return !!t && (isNominal(t) || t.pos === 'ADJ');
+}

@@ -127,7 +127,7 @@ describe('createExtractiveSummarizer: titles', () => {
   });
 
   it('falls back to a greeting title for small talk', async () => {
-    expect(await summarizer.title(chat(['USER', 'hi'], ['ASSISTANT', 'Hello! How can I help you today?']))).toBe('Greeting');
+    expect(await summarizer.title(chat(['USER', 'hi'], ['ASSISTANT', 'Hello! How can I help you today?']))).toBe('Short greeting');
     expect(await summarizer.title(chat(['USER', 'Thanks!'], ['ASSISTANT', "You're welcome!"]))).toBe('Short chat');
   });
 

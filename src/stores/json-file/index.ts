@@ -91,7 +91,12 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   /** Writes a snapshot of everything committed so far and drops the journals it makes redundant. */
   function compact(): Promise<void> {
-    compaction ??= (async () => {
+    compaction ??= foldJournal();
+    return compaction;
+  }
+
+  async function foldJournal(): Promise<void> {
+    try {
       const foldedSeq = seq;
       snapshot.data = captureSnapshot(tables, foldedSeq);
       const oldIndex = journalIndex;
@@ -104,15 +109,12 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       for (const journal of await listJournals(file)) {
         if (journal.index <= oldIndex) await unlink(journal.path);
       }
-    })()
-      .catch((error: unknown) => {
-        // The journals are kept, so nothing is lost; the next compaction tries again.
-        logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message}`);
-      })
-      .finally(() => {
-        compaction = undefined;
-      });
-    return compaction;
+    } catch (error) {
+      // The journals are kept, so nothing is lost; the next compaction tries again.
+      logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message}`);
+    } finally {
+      compaction = undefined;
+    }
   }
 
   // Journals left by a crash are folded now, so they do not pile up.

@@ -55,13 +55,21 @@ export class JournalWriter {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise<void>((resolve, reject) => {
       this.#pending.push(make({ resolve, reject }));
-      this.#running ??= this.#drain().finally(() => {
-        this.#running = undefined;
-      });
+      this.#running ??= this.#drain();
     });
   }
 
   async #drain(): Promise<void> {
+    try {
+      await this.#drainPending();
+    } finally {
+      // Cleared in the same turn as the last look at #pending, so no append can slip between
+      // that look and this line and wait for a drain that never comes.
+      this.#running = undefined;
+    }
+  }
+
+  async #drainPending(): Promise<void> {
     while (this.#pending.length > 0) {
       // Everything up to the next rotation shares one write and one flush.
       const end = this.#pending.findIndex((item) => 'rotateTo' in item);
