@@ -247,6 +247,8 @@ function parseRequest(tokens: readonly Token[]): Shape | undefined {
 /** `Test results are wrong` starts with a verb-like word but has a subject; `Use a Map` does not. */
 function looksImperative(tokens: readonly Token[]): boolean {
   const first = tokens[0]!;
+  // `Doing it sequentially takes forever`: an -ing form opens a subject, never an imperative.
+  if (/^[a-z]*[aeiouy][a-z]*ing$/.test(first.lower) && !VERBS.has(first.lower)) return false;
   if (first.pos === 'VERB' || first.pos === 'PROPN' || VERBS.has(first.lower)) {
     const end = nounPhraseEnd(tokens, 0);
     const after = tokens[end];

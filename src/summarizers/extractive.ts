@@ -5,13 +5,13 @@ import { writeSummary } from './summary.js';
 import { writeTitle } from './title.js';
 
 /** Version of the extraction rules; bump it when titles or summaries change for the same input. */
-export const EXTRACTIVE_SUMMARIZER_VERSION = '1.0.0';
+export const EXTRACTIVE_SUMMARIZER_VERSION = '1.1.0';
 
 /** Options of {@link createExtractiveSummarizer}. Every option has a sensible default. */
 export interface ExtractiveSummarizerOptions {
   /** Longest title, in words (default 8, at least 2). */
   readonly maxTitleWords?: number;
-  /** Most sentences in a summary, notes about code included (default 4). */
+  /** Most sentences in a summary, notes about code included (default 3). */
   readonly maxSummarySentences?: number;
   /** Most characters in a summary (default 600). */
   readonly maxSummaryLength?: number;
@@ -57,7 +57,7 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
   const holder = createNlpHolder();
   const titleOptions = { maxWords: Math.max(2, Math.floor(options.maxTitleWords ?? 8)) };
   const summaryOptions = {
-    maxSentences: Math.max(1, Math.floor(options.maxSummarySentences ?? 4)),
+    maxSentences: Math.max(1, Math.floor(options.maxSummarySentences ?? 3)),
     maxLength: Math.max(40, Math.floor(options.maxSummaryLength ?? 600)),
     speakers: { ...DEFAULT_SPEAKERS, ...options.speakers },
   };

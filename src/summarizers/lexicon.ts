@@ -67,3 +67,11 @@ export const LOWERCASE_BRANDS = new Set([
   'npm', 'pnpm', 'npx', 'ios', 'macos', 'ipados', 'iphone', 'ipad', 'jquery', 'webpack', 'esbuild',
   'kubectl', 'grpc', 'tsc', 'tsx', 'vitest', 'eslint', 'nginx', 'systemd', 'pytest', 'pip', 'uv',
 ]);
+
+// Words that say something is wrong or wanted without saying what: `Why is this happening?` and
+// `What is the best approach?` name no topic.
+export const VAGUE_TERMS = new Set([
+  'happen', 'fail', 'work', 'break', 'wrong', 'fix', 'help', 'mean', 'occur', 'solve', 'resolve', 'debug',
+  'crash', 'throw', 'go', 'idea', 'thought', 'approach', 'option', 'solution', 'good', 'best', 'problem',
+  'issue', 'error', 'thing', 'so', 'here', 'now', 'really', 'still', 'just', 'on',
+]);

@@ -1,7 +1,7 @@
 import { parseShape, type Shape } from './clause.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { stripOpeners } from './courtesy.js';
-import { PROBLEM_WORDS } from './lexicon.js';
+import { PROBLEM_WORDS, VAGUE_TERMS } from './lexicon.js';
 import { trimEnd } from './phrase.js';
 import type { Token } from './tokens.js';
 
@@ -84,6 +84,8 @@ export function requestScore(p: Prepared): number {
   if (s.question) score += 1;
   if (p.tokens.some((t) => PROBLEM_WORDS.has(t.lower))) score += 1;
   if (s.words < 3) score -= 3;
+  // `What is the best approach?` asks without saying about what: a sentence that names it wins.
+  if ([...s.terms].every((t) => VAGUE_TERMS.has(t))) score -= 1.5;
   if (s.intro && s.words < 6) score -= 2; // `Here is my code:`; a long sentence before code still counts.
   if (/^(here is|here are|below is|this is my|this is the|the following)\b/i.test(s.text)) score -= 3;
   return score;

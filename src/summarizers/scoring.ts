@@ -1,5 +1,8 @@
 import type { Conversation, Sentence } from './conversation.js';
 
+// A sentence worth reporting names at least two things (`I know what you mean` names none).
+const MIN_TERMS = 2;
+
 /**
  * How central a sentence is to the conversation: the sum, over its distinct content terms, of how
  * often each term recurs in other sentences, divided by the square root of its term count so that
@@ -7,7 +10,7 @@ import type { Conversation, Sentence } from './conversation.js';
  * small talk and fragments score zero. A cheap stand-in for TextRank that is just as deterministic.
  */
 export function scoreSentence(conversation: Conversation, sentence: Sentence): number {
-  if (sentence.courtesy || sentence.intro || sentence.words < 3 || sentence.terms.size === 0) return 0;
+  if (sentence.courtesy || sentence.intro || sentence.words < 3 || sentence.terms.size < MIN_TERMS) return 0;
   if (/^(here is|here are|below is|the following|for example|e\.g\.)\b/i.test(sentence.text)) return 0;
   let sum = 0;
   for (const term of sentence.terms) sum += (conversation.frequency.get(term) ?? 1) - 1 + 0.25;

@@ -1,11 +1,12 @@
 import { codeKind, codeNoun } from './code-language.js';
 import type { Conversation } from './conversation.js';
 import { hasGreeting } from './courtesy.js';
-import { DEICTIC_DETERMINERS } from './lexicon.js';
+import { DEICTIC_DETERMINERS, VAGUE_TERMS } from './lexicon.js';
 import { capitalizeFirst, dropAsides, replaceAt, trimEnd } from './phrase.js';
 import { pickRequest, prepare, requestScore, type Prepared, type Request } from './request.js';
 import { referringPronoun, salientPhrase } from './salient.js';
 import { fromShape } from './title-shape.js';
+import { topicPhrase } from './topic.js';
 import { cut, render, trimTail } from './title-trim.js';
 import { countWords, isWordy, joinTokens, retext, startsPhrase, word, type Token } from './tokens.js';
 
@@ -36,6 +37,10 @@ export function writeTitle(conversation: Conversation, options: TitleOptions): s
   }
   if (!request.message.english) return firstWords(request.message.prose, Math.min(6, max)) || UNTITLED;
   if (!request.strong && request.message.code.length > 0) return codeTitle(request.message.code[0]!.language);
+  if (chatty(conversation, request)) {
+    const phrase = topicPhrase(conversation, request.prepared.sentence);
+    if (phrase && countWords(phrase) >= 2) return render(capitalizeFirst(cut(phrase, max)));
+  }
 
   const topic = topicOf(request);
   const terms = [...topic.sentence.terms];
@@ -57,19 +62,31 @@ export function writeTitle(conversation: Conversation, options: TitleOptions): s
   return text ? `Question about ${text.toLowerCase()}` : fallback || UNTITLED;
 }
 
+// A reply this long (in words) answers a question; shorter replies are turns of a conversation.
+const ANSWER_WORDS = 30;
+
+/**
+ * Whether the request opens a chat rather than a task. A task is named after its request
+ * (`Retrying a flaky payment API`): the request shares code or gets a real answer (code, or a
+ * paragraph), or there is no reply yet. A chat, where the request asks nothing of the other side
+ * or gets a short reply, is named after what its turns keep coming back to (`Quitting smoking`),
+ * since its opening line (`Did you go to school today?`) seldom says.
+ */
+function chatty(conversation: Conversation, request: Request): boolean {
+  if (request.message.code.length > 0) return false;
+  const reply = conversation.messages.find((m) => m.index > request.message.index && m.role !== request.message.role && m.role !== 'SYSTEM');
+  if (!reply || reply.code.length > 0) return false;
+  const shape = request.prepared.shape;
+  const asksNothing = shape.kind === 'statement' || (shape.kind === 'question' && shape.subject[0]?.lower === 'you');
+  return asksNothing || reply.sentences.reduce((sum, s) => sum + s.words, 0) < ANSWER_WORDS;
+}
+
 // Never shown for real text, which always has words; only a guard against an empty title.
 const UNTITLED = 'Untitled conversation';
 
 function words(phrase: string): Token[] {
   return phrase.split(' ').map((w) => word(w, 'NOUN'));
 }
-
-// Verbs that say something is wrong without saying what: `Why is this happening?` names no topic.
-const VAGUE = new Set([
-  'happen', 'fail', 'work', 'break', 'wrong', 'fix', 'help', 'mean', 'occur', 'solve', 'resolve', 'debug',
-  'crash', 'throw', 'go', 'idea', 'thought', 'approach', 'option', 'solution', 'good', 'best', 'problem',
-  'issue', 'error', 'thing', 'so', 'here', 'now', 'really', 'still', 'just', 'on',
-]);
 
 /**
  * The sentence to title: the request, unless it only points at something said before (`Why is
@@ -80,7 +97,7 @@ function topicOf(request: Request): Prepared {
   const p = request.prepared;
   // `make it faster` says what is wanted; `what am I doing wrong` does not.
   const modifiers = p.tokens.filter((t) => (t.pos === 'ADJ' || t.pos === 'ADV') && !t.stop).map((t) => t.lemma);
-  if ([...p.sentence.terms, ...modifiers].some((t) => !VAGUE.has(t))) return p;
+  if ([...p.sentence.terms, ...modifiers].some((t) => !VAGUE_TERMS.has(t))) return p;
   // With code in the message, `Why does this fail?` is about the code unless a sentence says more.
   const enough = request.message.code.length > 0 ? 3 : 2;
   const others = request.message.sentences.filter(

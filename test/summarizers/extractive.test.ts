@@ -126,6 +126,23 @@ describe('createExtractiveSummarizer: titles', () => {
     expect(await summarizer.title(reactLoop)).toBe('React component re-renders forever');
   });
 
+  it('names a chat of short turns after what it keeps coming back to', async () => {
+    const chatAboutBikes = chat(
+      ['USER', 'Did you see my message from last night?'],
+      ['ASSISTANT', 'No, sorry. What was it about?'],
+      ['USER', 'I want to sell my old bike before the move.'],
+      ['ASSISTANT', 'Which bike, the red road bike?'],
+      ['USER', 'Yes. The bike is in good shape, but I have no room for it.'],
+      ['ASSISTANT', 'My brother is looking for a road bike. I can ask him.'],
+    );
+    const title = await summarizer.title(chatAboutBikes);
+    expect(title).toMatch(/bike/i);
+    expect(words(title)).toBeGreaterThanOrEqual(2);
+    expect(words(title)).toBeLessThanOrEqual(8);
+    // A request answered at length keeps its own title, as the tests above show.
+    expect(await summarizer.title(retry)).toBe('Retrying a flaky payment API call in TypeScript');
+  });
+
   it('falls back to a greeting title for small talk', async () => {
     expect(await summarizer.title(chat(['USER', 'hi'], ['ASSISTANT', 'Hello! How can I help you today?']))).toBe('Short greeting');
     expect(await summarizer.title(chat(['USER', 'Thanks!'], ['ASSISTANT', "You're welcome!"]))).toBe('Short chat');
@@ -193,6 +210,17 @@ describe('createExtractiveSummarizer: summaries', () => {
       chat(['USER', '#Person1#: Do you smoke, Mr. Smith?'], ['ASSISTANT', '#Person2#: Yes. I have tried to quit hundreds of times.']),
     );
     expect(text).toMatch(/^#Person1# asked whether #Person2# smokes\./);
+  });
+
+  it('reports the ask that names something over a vague one, and leaves out sentences that name nothing', async () => {
+    const summary = await summarizer.summarize(
+      chat(
+        ['USER', 'I need to export 50,000 rows from Postgres to CSV every night. What is the best approach?'],
+        ['ASSISTANT', 'Use COPY with a query and write to STDOUT, then redirect the output to a file from a cron job. I know what you mean.'],
+      ),
+    );
+    expect(summary).toMatch(/^The user said they need to export 50,000 rows from Postgres to CSV every night\./);
+    expect(summary).not.toMatch(/know what/);
   });
 
   it('summarizes small talk as small talk', async () => {

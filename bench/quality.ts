@@ -1,0 +1,93 @@
+/**
+ * `npm run bench:quality -- --file <dialogues.jsonl>`: how close the embedded summarizer's titles
+ * and summaries come to human references, through the service's own rename and summarize.
+ *
+ *   --file <path>     dialogues in the DialogSum format (JSONL; see bench/quality/dialogsum.ts for
+ *                     how turns become messages). The data is read from the path, never copied.
+ *   --fixtures        the developer conversations of test/fixtures/dev-conversations.ts, against
+ *                     their hand-written reference titles and summaries.
+ *   --offset N        skip the first N dialogues of the file (e.g. 250 for the held-out half).
+ *   --limit N         use at most N dialogues of the file.
+ *   --speakers MODE   DialogSum only. `persons` (default): the summarizer names the speakers as the
+ *                     dataset does (`#Person1#`, `#Person2#`), through its `speakers` option, as a
+ *                     deployment would name real participants; `roles`: the defaults (`The user`,
+ *                     `The assistant`).
+ *   --show N          print the first N titles and summaries next to their references.
+ *   --json            print the figures as JSON instead of tables.
+ *
+ * Printed: ROUGE-1/2/L F1 (mean over conversations, × 100, `rouge_score` convention with Porter
+ * stemming) of our summaries and of LEAD-3 (the first three turns, speaker tags left out; for the
+ * fixtures, the first three messages without their code blocks) in the same run, their ROUGE-1
+ * ratio (for DialogSum also against LEAD-3 with the speaker tags kept, since our summaries name the
+ * speakers as the references do), title ROUGE-1 against the references (DialogSum: `topic`), empty outputs, and p50/p95 ms
+ * per conversation for rename + summarize after a warm-up.
+ */
+import { parseArgs } from 'node:util';
+import { createExtractiveSummarizer } from '../src/index.js';
+import { lead3, readDialogues, type Dialogue } from './quality/dialogsum.js';
+import { evaluate, figures, formatFigures, type Case, type CaseResult } from './quality/evaluate.js';
+import { DEV_CONVERSATIONS } from '../test/fixtures/dev-conversations.js';
+
+const { values } = parseArgs({
+  options: {
+    file: { type: 'string' },
+    fixtures: { type: 'boolean', default: false },
+    offset: { type: 'string', default: '0' },
+    limit: { type: 'string' },
+    speakers: { type: 'string', default: 'persons' },
+    show: { type: 'string', default: '0' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+if (!values.file && !values.fixtures) {
+  console.error('usage: npm run bench:quality -- --file <dialogues.jsonl> [--offset N] [--limit N] [--speakers persons|roles] | --fixtures');
+  process.exit(2);
+}
+if (values.speakers !== 'persons' && values.speakers !== 'roles') {
+  console.error('--speakers is persons or roles');
+  process.exit(2);
+}
+
+const show = Number(values.show);
+const report: Record<string, unknown> = {};
+
+function print(label: string, cases: readonly Case[], results: readonly CaseResult[]): void {
+  const f = figures(results);
+  report[label] = f;
+  if (values.json) return;
+  console.log(`${formatFigures(label, f)}\n`);
+  results.slice(0, show).forEach((r, i) => {
+    console.log(`- ${r.id}\n  title:     ${r.title}\n  reference: ${cases[i]!.title}\n  summary:   ${r.summary}\n  reference: ${cases[i]!.summary}`);
+  });
+  if (show > 0) console.log('');
+}
+
+if (values.file) {
+  const offset = Number(values.offset);
+  const all = await readDialogues(values.file);
+  const chosen = all.slice(offset, values.limit === undefined ? undefined : offset + Number(values.limit));
+  const cases = chosen.map(dialogueCase);
+  const speakers = values.speakers === 'persons' ? { USER: '#Person1#', ASSISTANT: '#Person2#' } : {};
+  const results = await evaluate(cases, createExtractiveSummarizer({ speakers }));
+  const first = offset + 1;
+  print(`${values.file} [${first}–${offset + chosen.length}], speakers: ${values.speakers}`, cases, results);
+}
+
+if (values.fixtures) {
+  const cases: Case[] = DEV_CONVERSATIONS.map((c) => ({
+    id: c.id,
+    messages: c.messages,
+    summary: c.summary,
+    title: c.title,
+    lead3: c.messages.slice(0, 3).map((m) => m.text.replace(/```[\s\S]*?(```|$)/g, ' ')).join(' '),
+  }));
+  print('developer fixtures', cases, await evaluate(cases, createExtractiveSummarizer(), 5));
+}
+
+if (values.json) console.log(JSON.stringify(report, null, 2));
+
+function dialogueCase(d: Dialogue): Case {
+  const messages = d.turns.map((t) => ({ role: t.role, text: t.text }));
+  return { id: d.id, messages, summary: d.summary, title: d.topic, lead3: lead3(d.turns), lead3Named: lead3(d.turns, true) };
+}
