@@ -1,4 +1,4 @@
-import { RELATIONS, type Relation } from './relations.js';
+import { RELATION, type Relation } from './relations.js';
 import type { CollectionName } from './records.js';
 
 /** The kinds of record a conversation links to. Each drives one associate and one disassociate. */
@@ -15,23 +15,19 @@ export interface LinkKindSpec {
   readonly relation: Relation;
 }
 
-const relationOf = (conversationField: string): Relation => {
-  const relation = RELATIONS.find((r) => r.a.collection === 'conversations' && r.a.field === conversationField);
-  if (!relation) throw new Error(`No relation for conversations.${conversationField}`);
-  return relation;
-};
-
-const spec = (kind: LinkKind, resource: string, conversationField: string): LinkKindSpec => {
-  const relation = relationOf(conversationField);
-  return { kind, resource, collection: relation.b.collection, relation };
-};
+const spec = (kind: LinkKind, resource: string, relation: Relation): LinkKindSpec => ({
+  kind,
+  resource,
+  collection: relation.b.collection,
+  relation,
+});
 
 /** The one table behind all twelve associate/disassociate operations and their routes. */
 export const LINK_KINDS: Readonly<Record<LinkKind, LinkKindSpec>> = {
-  anchor: spec('anchor', 'anchor', 'anchors'),
-  asset: spec('asset', 'asset', 'assets'),
-  website: spec('website', 'website', 'websites'),
-  workstreamSummary: spec('workstreamSummary', 'workstream summary', 'summaries'),
-  groundingRange: spec('groundingRange', 'range', 'groundingRanges'),
-  groundingMessage: spec('groundingMessage', 'message', 'groundingMessages'),
+  anchor: spec('anchor', 'anchor', RELATION.conversationAnchors),
+  asset: spec('asset', 'asset', RELATION.conversationAssets),
+  website: spec('website', 'website', RELATION.conversationWebsites),
+  workstreamSummary: spec('workstreamSummary', 'workstream summary', RELATION.conversationSummaries),
+  groundingRange: spec('groundingRange', 'range', RELATION.conversationRanges),
+  groundingMessage: spec('groundingMessage', 'message', RELATION.conversationGroundingMessages),
 };

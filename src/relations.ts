@@ -21,18 +21,20 @@ export interface Relation {
 const many = (collection: CollectionName, field: string): RelationEnd => ({ collection, field, many: true });
 const one = (collection: CollectionName, field: string): RelationEnd => ({ collection, field, many: false });
 
-/** Every two-sided reference in the store: the link kinds, plus ownership of messages and annotations. */
-export const RELATIONS: readonly Relation[] = [
-  { a: many('conversations', 'messages'), b: one('messages', 'conversation'), owned: true },
-  { a: many('conversations', 'annotations'), b: one('annotations', 'conversation'), owned: true },
-  { a: many('messages', 'annotations'), b: many('annotations', 'messages') },
-  { a: many('conversations', 'anchors'), b: many('anchors', 'conversations') },
-  { a: many('conversations', 'assets'), b: many('assets', 'conversations') },
-  { a: many('conversations', 'websites'), b: many('websites', 'conversations') },
-  { a: many('conversations', 'summaries'), b: many('workstreamSummaries', 'conversations') },
-  { a: many('conversations', 'groundingRanges'), b: many('ranges', 'conversations') },
-  { a: many('conversations', 'groundingMessages'), b: many('messages', 'groundedConversations') },
-];
+/** Every two-sided reference in the store, by name: the link kinds, plus ownership of messages and annotations. */
+export const RELATION = {
+  conversationMessages: { a: many('conversations', 'messages'), b: one('messages', 'conversation'), owned: true },
+  conversationAnnotations: { a: many('conversations', 'annotations'), b: one('annotations', 'conversation'), owned: true },
+  messageAnnotations: { a: many('messages', 'annotations'), b: many('annotations', 'messages') },
+  conversationAnchors: { a: many('conversations', 'anchors'), b: many('anchors', 'conversations') },
+  conversationAssets: { a: many('conversations', 'assets'), b: many('assets', 'conversations') },
+  conversationWebsites: { a: many('conversations', 'websites'), b: many('websites', 'conversations') },
+  conversationSummaries: { a: many('conversations', 'summaries'), b: many('workstreamSummaries', 'conversations') },
+  conversationRanges: { a: many('conversations', 'groundingRanges'), b: many('ranges', 'conversations') },
+  conversationGroundingMessages: { a: many('conversations', 'groundingMessages'), b: many('messages', 'groundedConversations') },
+} as const satisfies Record<string, Relation>;
+
+export const RELATIONS: readonly Relation[] = Object.values(RELATION);
 
 // Relations are generic over field names, so records are handled here as plain objects.
 type Fields = Record<string, unknown>;

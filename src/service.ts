@@ -54,13 +54,11 @@ export interface ServiceOptions {
   readonly conversationJsonCacheBytes?: number;
 }
 
-type Capitalized<K extends string> = Capitalize<K>;
-
 /** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
 export type LinkMethods = {
-  [K in LinkKind as `associate${Capitalized<K>}`]: (conversation: string, target: string) => Promise<void>;
+  [K in LinkKind as `associate${Capitalize<K>}`]: (conversation: string, target: string) => Promise<void>;
 } & {
-  [K in LinkKind as `disassociate${Capitalized<K>}`]: (conversation: string, target: string) => Promise<void>;
+  [K in LinkKind as `disassociate${Capitalize<K>}`]: (conversation: string, target: string) => Promise<void>;
 };
 
 /** The operations of the service. Every method validates its input and throws ServiceError. */

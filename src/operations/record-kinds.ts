@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CollectionName, Collections, Timestamp } from '../records.js';
-import { RELATIONS, type Relation } from '../relations.js';
+import { RELATION, type Relation } from '../relations.js';
 import { renderAnnotation, renderMessage } from '../render/conversation.js';
 import type { RenderOptions } from '../render/lists.js';
 import { renderAnchor, renderAsset, renderRange, renderWebsite, renderWorkstreamSummary } from '../render/records.js';
@@ -37,12 +37,6 @@ export interface RecordKind<C extends CollectionName, S extends z.ZodType> {
   readonly relation?: Relation;
 }
 
-const relationTo = (collection: CollectionName, conversationField: string): Relation => {
-  const relation = RELATIONS.find((r) => r.a.field === conversationField && r.b.collection === collection);
-  if (!relation) throw new Error(`No relation conversations.${conversationField} → ${collection}`);
-  return relation;
-};
-
 const kind = <C extends CollectionName, S extends z.ZodType>(spec: RecordKind<C, S>) => spec;
 const stamps = ({ id, now }: BuildContext) => ({ id, created: now, updated: now });
 
@@ -56,7 +50,7 @@ export const RECORD_KINDS = {
     build: ({ conversation: _c, ...seed }, context) => ({ ...seed, ...stamps(context), point: context.newId(), conversations: [] }),
     render: (record) => renderAnchor(record),
     conversationOf: (seed) => seed.conversation,
-    relation: relationTo('anchors', 'anchors'),
+    relation: RELATION.conversationAnchors,
   }),
   assets: kind({
     collection: 'assets',
@@ -83,7 +77,7 @@ export const RECORD_KINDS = {
     build: ({ conversation: _c, ...seed }, context) => ({ ...seed, ...stamps(context), conversations: [] }),
     render: (record) => renderWebsite(record),
     conversationOf: (seed) => seed.conversation,
-    relation: relationTo('websites', 'websites'),
+    relation: RELATION.conversationWebsites,
   }),
   ranges: kind({
     collection: 'ranges',
@@ -114,7 +108,7 @@ export const RECORD_KINDS = {
     }),
     render: (record) => renderAnnotation(record),
     conversationOf: (seed) => seed.conversation,
-    relation: relationTo('annotations', 'annotations'),
+    relation: RELATION.conversationAnnotations,
   }),
   messages: kind({
     collection: 'messages',
@@ -132,7 +126,7 @@ export const RECORD_KINDS = {
     }),
     render: (record, options) => renderMessage(record, options),
     conversationOf: (seed) => seed.conversation.id,
-    relation: relationTo('messages', 'messages'),
+    relation: RELATION.conversationMessages,
   }),
 } as const;
 

@@ -1,7 +1,7 @@
 import { ServiceError, invalidInput } from '../errors.js';
 import type { ReadView, SummarizerMessage } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord } from '../records.js';
-import { RELATIONS, link } from '../relations.js';
+import { RELATION, link } from '../relations.js';
 import { renderConversation } from '../render/conversation.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
@@ -68,21 +68,13 @@ export async function summarizeConversation(
   await ctx.repository.transact((tx) => {
     mustGet(tx, 'conversations', id, 'conversation');
     tx.put('annotations', annotation);
-    link(tx, ANNOTATIONS_OF_CONVERSATION, id, annotation.id, now);
+    link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
     for (const message of messages) {
-      if (tx.get('messages', message.id)) link(tx, ANNOTATIONS_OF_MESSAGE, message.id, annotation.id, now);
+      if (tx.get('messages', message.id)) link(tx, RELATION.messageAnnotations, message.id, annotation.id, now);
     }
   });
   return { conversation: { id }, annotation: { id: annotation.id } };
 }
-
-const relationBetween = (a: string, b: string) => {
-  const relation = RELATIONS.find((r) => r.a.collection === a && r.b.collection === b);
-  if (!relation) throw new Error(`No relation between ${a} and ${b}`);
-  return relation;
-};
-const ANNOTATIONS_OF_CONVERSATION = relationBetween('conversations', 'annotations');
-const ANNOTATIONS_OF_MESSAGE = relationBetween('messages', 'annotations');
 
 /** The messages no SUMMARY annotation of the conversation covers yet; all of them if none is left. */
 function notYetSummarized(view: ReadView, conversation: ConversationRecord, messages: SummarizerMessage[]): SummarizerMessage[] {
