@@ -87,6 +87,13 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   let compaction: Promise<void> | undefined;
   let closed = false;
+  // Set when a journal write fails. Memory may then hold changes the disk lacks, so the repository
+  // stops answering rather than serve them (a restart replays what is on disk).
+  let failure: Error | undefined;
+  const usable = () => {
+    if (failure) throw failure;
+    if (closed) throw new Error(`The repository ${file} is closed.`);
+  };
   let snapshotBytes = await sizeOf(file);
 
   /** Writes a snapshot of everything committed so far and drops the journals it makes redundant. */
@@ -122,23 +129,30 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   return {
     async read(fn) {
+      if (failure) throw failure;
       return fn(createReadView(tables));
     },
     async transact(fn) {
-      if (closed) throw new Error(`The repository ${file} is closed.`);
+      usable();
       const { result, changes } = runBuffered(tables, fn);
       if (changes.length === 0) return result;
       applyChanges(tables, changes);
       seq += 1;
-      await writer.append(encodeEntry({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
-      if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
+      try {
+        await writer.append(encodeEntry({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
+      } catch (error) {
+        failure ??= new Error(`The journal of ${file} could not be written (${(error as Error).message}); restart to reopen the data.`, { cause: error });
+        throw failure;
+      }
+      if (!failure && writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
       return result;
     },
     async close() {
       if (closed) return;
       closed = true;
       await compaction;
-      if (seq > snapshotSeq) await compact();
+      // After a failed write, memory is not to be trusted: what is on disk stays as it is.
+      if (!failure && seq > snapshotSeq) await compact();
       await writer.close();
       for (const journal of await listJournals(file)) {
         if ((await stat(journal.path)).size === 0) await unlink(journal.path);
