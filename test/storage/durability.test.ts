@@ -166,6 +166,26 @@ describe('JSON-file repository: journal and snapshot', () => {
     await reopened.close();
   });
 
+  it('closes promptly when the last write started a compaction', async () => {
+    const file = freshFile();
+    const repository = await createJsonFileRepository({ file, compactAfterBytes: 10 });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('c1')));
+    await repository.close();
+    const reopened = await createJsonFileRepository({ file });
+    expect(await reopened.read((view) => view.get('conversations', 'c1'))).toEqual(conversationRecord('c1'));
+    await reopened.close();
+  });
+
+  it('stops at a journal with missing entries, or an entry that is not one of ours', async () => {
+    const file = freshFile();
+    await createJsonFileRepository({ file }).then((r) => r.close());
+    const entry = (seq: number, id: string) => JSON.stringify({ seq, changes: [['conversations', id, conversationRecord(id)]] });
+    await writeFile(`${file}.journal-000003`, `${entry(1, 'a')}\n${entry(3, 'c')}\n`);
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(/skips from entry 1 to 3/);
+    await writeFile(`${file}.journal-000003`, `${JSON.stringify({ seq: 1, changes: [['secrets', 'x', { id: 'x' }]] })}\n${entry(2, 'b')}\n`);
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(/corrupt at line 1/);
+  });
+
   it('writes journal lines a person can read', async () => {
     const file = freshFile();
     const repository = await createJsonFileRepository({ file });

@@ -71,6 +71,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       }
       for (const entry of contents.entries) {
         if (entry.seq <= seq) continue;
+        if (entry.seq !== seq + 1) {
+          throw new Error(`The journal ${journal.path} skips from entry ${seq} to ${entry.seq}: entries are missing. Nothing was changed.`);
+        }
         applyChanges(
           tables,
           entry.changes.map(([collection, id, record]) => ({ collection, id, record })),

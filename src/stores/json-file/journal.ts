@@ -1,5 +1,7 @@
 import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
-import type { CollectionName } from '../../records.js';
+import path from 'node:path';
+import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { syncFolder } from './durable-fs.js';
 
 /** One committed transaction as the journal holds it: `[collection, id, record or null]` per write. */
 export interface JournalEntry {
@@ -33,8 +35,11 @@ export class JournalWriter {
     this.#handle = handle;
   }
 
-  static async open(path: string, durable: boolean): Promise<JournalWriter> {
-    return new JournalWriter(await open(path, 'a'), durable);
+  static async open(file: string, durable: boolean): Promise<JournalWriter> {
+    const handle = await open(file, 'a');
+    // A new file's name must be on disk too, or its flushed lines could vanish with it.
+    if (durable) await syncFolder(path.dirname(file));
+    return new JournalWriter(handle, durable);
   }
 
   append(line: string): Promise<void> {
@@ -60,17 +65,13 @@ export class JournalWriter {
   }
 
   async #drain(): Promise<void> {
-    try {
-      await this.#drainPending();
-    } finally {
-      // Cleared in the same turn as the last look at #pending, so no append can slip between
-      // that look and this line and wait for a drain that never comes.
-      this.#running = undefined;
-    }
-  }
-
-  async #drainPending(): Promise<void> {
-    while (this.#pending.length > 0) {
+    for (;;) {
+      if (this.#pending.length === 0) {
+        // Cleared in the same turn as this look at #pending, so no append can slip between the
+        // two and wait for a drain that never comes.
+        this.#running = undefined;
+        return;
+      }
       // Everything up to the next rotation shares one write and one flush.
       const end = this.#pending.findIndex((item) => 'rotateTo' in item);
       const batch = this.#pending.splice(0, end === 0 ? 1 : end === -1 ? this.#pending.length : end);
@@ -78,6 +79,7 @@ export class JournalWriter {
         const first = batch[0]!;
         if ('rotateTo' in first) {
           const next = await open(first.rotateTo, 'a');
+          if (this.durable) await syncFolder(path.dirname(first.rotateTo));
           await this.#handle.close();
           this.#handle = next;
           this.bytes = 0;
@@ -90,6 +92,7 @@ export class JournalWriter {
         for (const item of batch) item.done.resolve();
       } catch (error) {
         this.#failure = error;
+        this.#running = undefined;
         for (const item of [...batch, ...this.#pending.splice(0)]) item.done.reject(error);
         return;
       }
@@ -134,11 +137,25 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
   return { entries };
 }
 
+const COLLECTIONS: ReadonlySet<string> = new Set(COLLECTION_NAMES);
+
+/** The entry, or undefined when the text is not a well-formed journal entry. */
 function parseEntry(text: string): JournalEntry | undefined {
+  let entry: JournalEntry;
   try {
-    const entry = JSON.parse(text) as JournalEntry;
-    return Number.isInteger(entry.seq) && Array.isArray(entry.changes) ? entry : undefined;
+    entry = JSON.parse(text) as JournalEntry;
   } catch {
     return undefined;
   }
+  const wellFormed =
+    Number.isInteger(entry?.seq) &&
+    Array.isArray(entry.changes) &&
+    entry.changes.every(
+      (change) =>
+        Array.isArray(change) &&
+        COLLECTIONS.has(change[0]) &&
+        typeof change[1] === 'string' &&
+        (change[2] === null || (typeof change[2] === 'object' && (change[2] as { id?: unknown }).id === change[1])),
+    );
+  return wellFormed ? entry : undefined;
 }
