@@ -1,3 +1,4 @@
+import { invalidInput } from '../errors.js';
 import { LINK_KINDS, type LinkKind } from '../links.js';
 import { link, unlink } from '../relations.js';
 import { mustGet, parseId, type OperationContext } from './context.js';
@@ -22,6 +23,9 @@ async function setLink(
   targetId: string,
   change: typeof link,
 ): Promise<void> {
+  if (!Object.hasOwn(LINK_KINDS, kind)) {
+    throw invalidInput(`Unknown link kind "${String(kind)}"; one of: ${Object.keys(LINK_KINDS).join(', ')}.`);
+  }
   const spec = LINK_KINDS[kind];
   const conversation = parseId(conversationId, 'conversation id');
   const target = parseId(targetId, `${spec.resource} id`);

@@ -58,13 +58,12 @@ const normalize = (name: string) => name.trim().toLowerCase();
 export async function deleteModel(ctx: OperationContext, modelId: string): Promise<void> {
   const id = parseId(modelId, 'model id');
   refuseBuiltin(ctx, id, 'deleted');
-  await ctx.repository.transact((tx) => {
-    const model = tx.get('models', id);
-    if (!model) throw notFound('model', id);
-    if (model.custom !== true) throw forbidden(id, `Model "${id}" is not a custom model and cannot be deleted.`);
-    tx.delete('models', id);
-  });
+  const model = await ctx.repository.read((view) => view.get('models', id));
+  if (!model) throw notFound('model', id);
+  if (model.custom !== true) throw forbidden(id, `Model "${id}" is not a custom model and cannot be deleted.`);
+  // The files first: if removing them fails, the model is still there to try again.
   await ctx.models.deleteCache(id);
+  await ctx.repository.transact((tx) => tx.delete('models', id));
 }
 
 /**

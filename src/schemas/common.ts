@@ -14,7 +14,7 @@ export const referenceSchema = z.object({ id: idSchema });
 
 /** The API's GroupedTimestamp: `{ value: ISO 8601 }`. */
 export const timestampSchema = z.object({
-  value: z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date'),
+  value: z.iso.datetime({ offset: true }),
   readable: z.string().optional(),
 });
 

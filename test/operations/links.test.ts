@@ -116,6 +116,16 @@ describe.each(Object.keys(LINK_KINDS) as LinkKind[])('links: %s', (kind) => {
   });
 });
 
+describe('link kinds', () => {
+  it('refuses a kind that is not in the table with INVALID_INPUT', async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service);
+    for (const kind of ['__proto__', 'toString', 'annotation']) {
+      await expect(service.associate(kind as LinkKind, conversation.id, 'x')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+  });
+});
+
 describe('grounding messages', () => {
   it('cleans every grounded conversation when the message goes with its own conversation', async () => {
     const { service } = await serviceForTest();

@@ -63,6 +63,8 @@ describe('records conversations link to', () => {
     await expect(service.createWorkstreamSummary({ name: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createAnnotation({ text: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createRange({ from: { value: 'not a date' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    // Date.parse would take "1" for a year; timestamps are ISO 8601 date-times.
+    await expect(service.createRange({ from: { value: '1' } })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['from', 'value'] }] } });
     await expect(service.createConversation({ type: 'CHAT' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await service.listAnchors()).iterable).toEqual([]);
     expect((await service.listConversations()).iterable).toEqual([]);
