@@ -59,11 +59,6 @@ function withId(record: Fields, end: RelationEnd, id: string): Fields {
   return ids.includes(id) ? record : { ...record, [end.field]: [...ids, id] };
 }
 
-/** Does `record` (on `end`) name `id`? */
-export function names(record: object, end: RelationEnd, id: string): boolean {
-  return idsOf(record as Fields, end).includes(id);
-}
-
 /**
  * Links two records through `relation` (`aId` on side a, `bId` on side b), updating both records.
  * Linking twice changes nothing the second time. Returns false when nothing changed.

@@ -1,4 +1,4 @@
-import type { LinkKind } from '../../src/index.js';
+import type { LinkKind, Service } from '../../src/index.js';
 
 /**
  * Where each link kind lives under `/conversation/{conversation}/`, and the verbs that associate
@@ -27,4 +27,4 @@ export const RECORD_ROUTES = {
     delete: 'deleteWorkstreamSummary',
   },
   annotations: { path: 'annotations', create: 'createAnnotation', list: 'listAnnotations', delete: 'deleteAnnotation' },
-} as const;
+} as const satisfies Record<string, { path: string; create: keyof Service; list: keyof Service; delete: keyof Service }>;

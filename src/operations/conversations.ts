@@ -6,6 +6,7 @@ import { seededConversationSchema } from '../schemas/seeds.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
 import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
+import { RECORD_KINDS } from './record-kinds.js';
 
 /** Creates a conversation, with the messages, anchors and annotations it is seeded with. */
 export async function createConversation(ctx: OperationContext, seed: unknown, options?: ReadOptions): Promise<Conversation> {
@@ -13,33 +14,18 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
   const render = renderOptions(options);
   const now = ctx.now();
   const id = ctx.newId();
+  // Seeded records are built as their own create operations build them, then tied to this conversation.
+  const context = () => ({ id: ctx.newId(), now, newId: () => ctx.newId() });
+  const messages: MessageRecord[] = (input.messages ?? []).map((seed) => ({
+    ...RECORD_KINDS.messages.build({ ...seed, conversation: { id } }, context()),
+    conversation: id,
+  }));
+  const anchors: AnchorRecord[] = (input.anchors ?? []).map((seed) => ({ ...RECORD_KINDS.anchors.build(seed, context()), conversations: [id] }));
+  const annotations: AnnotationRecord[] = (input.annotations ?? []).map((seed) => ({
+    ...RECORD_KINDS.annotations.build(seed, context()),
+    conversation: id,
+  }));
   return ctx.repository.transact((tx) => {
-    const messages: MessageRecord[] = (input.messages ?? []).map((message) => ({
-      ...message,
-      id: ctx.newId(),
-      created: message.created ?? now,
-      updated: now,
-      conversation: id,
-      annotations: [],
-      groundedConversations: [],
-    }));
-    const anchors: AnchorRecord[] = (input.anchors ?? []).map((anchor) => ({
-      ...anchor,
-      id: ctx.newId(),
-      point: ctx.newId(),
-      created: now,
-      updated: now,
-      conversations: [id],
-    }));
-    const annotations: AnnotationRecord[] = (input.annotations ?? []).map(({ model, ...annotation }) => ({
-      ...annotation,
-      ...(model ? { model: { id: model } } : {}),
-      id: ctx.newId(),
-      created: now,
-      updated: now,
-      conversation: id,
-      messages: [],
-    }));
     const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
     const conversation: ConversationRecord = {
       ...fields,

@@ -132,5 +132,3 @@ export const RECORD_KINDS = {
 
 export type RecordKindName = keyof typeof RECORD_KINDS;
 
-/** The record type of a kind. */
-export type RecordOf<K extends RecordKindName> = Collections[(typeof RECORD_KINDS)[K]['collection']];

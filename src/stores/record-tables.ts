@@ -35,12 +35,12 @@ function sealed<T>(record: T): T {
 }
 
 /** Deep-freezes a fresh copy, so neither the caller nor a reader can change what is stored. */
-export function freezeCopy<T>(value: T): T {
+function freezeCopy<T>(value: T): T {
   return deepFreeze(structuredClone(value));
 }
 
 /** Freezes a value and everything inside it, in place. */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const nested of Object.values(value)) deepFreeze(nested);
     Object.freeze(value);

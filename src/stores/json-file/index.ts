@@ -115,7 +115,6 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       await snapshot.write();
       snapshotSeq = foldedSeq;
       snapshotBytes = await sizeOf(file);
-      snapshot.data = emptySnapshot();
       for (const journal of await listJournals(file)) {
         if (journal.index <= oldIndex) await unlink(journal.path);
       }
@@ -123,6 +122,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // The journals are kept, so nothing is lost; the next compaction tries again.
       logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message}`);
     } finally {
+      // Let go of the captured records, written or not.
+      snapshot.data = emptySnapshot();
       compaction = undefined;
     }
   }

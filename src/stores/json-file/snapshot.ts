@@ -59,7 +59,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
 }
 
 /** Parses a snapshot, or throws an error naming the file and where it stops making sense. */
-export function parseSnapshot(text: string, file: string): SnapshotData {
+function parseSnapshot(text: string, file: string): SnapshotData {
   let data: unknown;
   try {
     data = JSON.parse(text);
