@@ -174,7 +174,7 @@ async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
   const none = snapshot.data;
   await snapshot.read();
   // No snapshot but a backup: a crash came between the two renames of a snapshot write.
-  if (snapshot.data === none) snapshot.data = (await new SnapshotFile(`${file}.bak`, '').read()) ?? none;
+  if (snapshot.data === none) snapshot.data = (await new SnapshotFile(`${file}.bak`).read()) ?? none;
   const data = migrate(snapshot.data, file);
   const tables = createRecordTables();
   for (const name of COLLECTION_NAMES) {

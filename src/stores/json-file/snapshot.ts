@@ -22,7 +22,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export class SnapshotFile implements Adapter<SnapshotData> {
   constructor(
     readonly file: string,
-    readonly backup: string,
+    /** Where the previous snapshot goes when a new one is written; none when only reading. */
+    readonly backup?: string,
   ) {}
 
   async read(): Promise<SnapshotData | null> {
