@@ -1,6 +1,7 @@
 import { deleteRecord } from '../relations.js';
 import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord } from '../records.js';
 import { renderConversation, renderMessages } from '../render/conversation.js';
+import { conversationJson } from '../render/conversation-json.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
 import { seededConversationSchema } from '../schemas/seeds.js';
 import { parseInput } from '../validate.js';
@@ -74,7 +75,7 @@ export async function getConversationJson(ctx: OperationContext, conversationId:
     const cached = ctx.conversationJson.get(view, id, render.transferables);
     if (cached !== undefined) return cached;
     const record = mustGet(view, 'conversations', id, 'conversation');
-    const json = JSON.stringify(renderConversation(view, record, render));
+    const json = conversationJson(view, record, render);
     ctx.conversationJson.set(view, record, render.transferables, json);
     return json;
   });

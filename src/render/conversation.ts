@@ -68,11 +68,12 @@ export function renderConversation(view: ReadView, record: ConversationRecord, o
     summaries: idList(record.summaries),
     grounding: { messages: idList(record.groundingMessages), temporal: { workstreams: idList(record.groundingRanges) } },
   };
-  for (const field of OPTIONAL_FIELDS) {
+  for (const field of OPTIONAL_CONVERSATION_FIELDS) {
     const value = record[field];
     if (value !== undefined) (rendered as unknown as Record<string, unknown>)[field] = value;
   }
   return rendered;
 }
 
-const OPTIONAL_FIELDS = ['name', 'favorited', 'deleted', 'model', 'score', 'application', 'pipeline', 'demo'] as const;
+/** A conversation's fields that are answered only when set, in their answered order. */
+export const OPTIONAL_CONVERSATION_FIELDS = ['name', 'favorited', 'deleted', 'model', 'score', 'application', 'pipeline', 'demo'] as const;

@@ -9,18 +9,33 @@ interface Entry {
   readonly json: string;
 }
 
+/** A typical answer's size, used to turn the cache's byte budget into a count of conversations. */
+const TYPICAL_ENTRY_BYTES = 4096;
+
 /**
  * Serialized conversations, kept while they are still true. Stored records are immutable and
  * replaced on every change, so an entry is valid exactly when the conversation and each of its
  * messages and annotations are still the very objects it was rendered from: checking that costs
  * a few map lookups, far less than rendering and serializing again. Least recently used entries
  * go first once the cache holds `maxBytes` of JSON.
+ *
+ * A conversation enters the cache on its second read, not its first. An entry can only be hit if
+ * the conversation is read again before about `maxBytes / TYPICAL_ENTRY_BYTES` other ones are, so
+ * the cache remembers that many one-off reads (their ids only) and admits a conversation when it
+ * comes back within them. Reads spread over more conversations than the cache holds (a scan, or a
+ * large store read at random) would otherwise fill it with entries evicted before any reuse, and
+ * that churn of large strings costs the garbage collector more than the cache saves.
  */
 export class ConversationJsonCache {
   readonly #entries = new Map<string, Entry>();
+  /** Keys read once recently and not cached, oldest first. */
+  readonly #seenOnce = new Set<string>();
+  readonly #maxSeenOnce: number;
   #bytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number) {
+    this.#maxSeenOnce = Math.ceil(maxBytes / TYPICAL_ENTRY_BYTES);
+  }
 
   get(view: ReadView, id: string, transferables: boolean): string | undefined {
     const key = `${transferables ? 't' : 'f'}${id}`;
@@ -29,6 +44,8 @@ export class ConversationJsonCache {
     const conversation = view.get('conversations', id);
     if (conversation !== entry.conversation || !sameRecords(view, 'messages', conversation.messages, entry.messages) || !sameRecords(view, 'annotations', conversation.annotations, entry.annotations)) {
       this.#remove(key, entry);
+      // It was read again while cached: its next rendering is admitted at once.
+      this.#rememberReadOnce(key);
       return undefined;
     }
     // Refresh its place in the least-recently-used order.
@@ -42,6 +59,7 @@ export class ConversationJsonCache {
     const key = `${transferables ? 't' : 'f'}${conversation.id}`;
     const previous = this.#entries.get(key);
     if (previous) this.#remove(key, previous);
+    else if (!this.#admit(key)) return;
     this.#entries.set(key, {
       conversation,
       messages: conversation.messages.map((id) => view.get('messages', id) as object),
@@ -53,6 +71,18 @@ export class ConversationJsonCache {
       if (this.#bytes <= this.maxBytes) break;
       this.#remove(oldest, entry);
     }
+  }
+
+  /** Whether `key` was read once recently; if not, remembers that it now has been. */
+  #admit(key: string): boolean {
+    if (this.#seenOnce.delete(key)) return true;
+    this.#rememberReadOnce(key);
+    return false;
+  }
+
+  #rememberReadOnce(key: string): void {
+    this.#seenOnce.add(key);
+    if (this.#seenOnce.size > this.#maxSeenOnce) this.#seenOnce.delete(this.#seenOnce.values().next().value!);
   }
 
   #remove(key: string, entry: Entry): void {

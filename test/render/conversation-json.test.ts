@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryRepository, type ConversationRecord, type MessageRecord } from '../../src/index.js';
+import { conversationJson } from '../../src/render/conversation-json.js';
+import { renderConversation } from '../../src/render/conversation.js';
+
+const at = (value: string) => ({ value });
+
+const bare: MessageRecord = {
+  id: 'm-bare',
+  created: at('2026-01-01T00:00:00.000Z'),
+  updated: at('2026-01-01T00:00:00.000Z'),
+  conversation: 'c-1',
+  role: 'USER',
+  annotations: [],
+  groundedConversations: [],
+};
+
+// Every optional field a message can carry, and strings that JSON must escape.
+const full: MessageRecord = {
+  id: 'm-full',
+  created: { value: '2026-01-01T00:00:01.000Z', readable: 'a "moment" ago' },
+  updated: at('2026-01-01T00:00:02.000Z'),
+  conversation: 'c-1',
+  role: 'ASSISTANT',
+  fragment: { string: { raw: 'Use `retry`:\n\t"quoted" \\ back\u0001slash \u2028 ✓' }, metadata: { language: 'ts' } },
+  sentiment: 'LIKE',
+  model: { id: 'model-1', name: 'Tiny' },
+  score: { manual: 1, automatic: 2 },
+  deleted: at('2026-01-02T00:00:00.000Z'),
+  annotations: ['a-1'],
+  groundedConversations: [],
+};
+
+const textOnly: MessageRecord = { ...bare, id: 'm-text', fragment: { string: { raw: 'plain' } } };
+
+const conversation: ConversationRecord = {
+  id: 'c-1',
+  type: 'COPILOT',
+  name: 'Retrying "flaky" calls\n',
+  favorited: true,
+  deleted: at('2026-01-03T00:00:00.000Z'),
+  model: { id: 'model-1' },
+  score: { manual: 3, automatic: 4, priority: 1 },
+  application: { id: 'app', name: 'VS_CODE' },
+  pipeline: { conversation: { contextualizedCodeDialog: {} } },
+  demo: false,
+  created: at('2026-01-01T00:00:00.000Z'),
+  updated: { value: '2026-01-01T00:00:05.000Z', readable: 'now' },
+  // A message id without a record (skipped by both renderers) sits between the others.
+  messages: ['m-bare', 'm-missing', 'm-full', 'm-text'],
+  annotations: ['a-1', 'a-missing'],
+  anchors: ['an-1'],
+  assets: ['as-1', 'as-2'],
+  websites: ['w-1'],
+  summaries: ['s-1'],
+  groundingMessages: ['m-elsewhere'],
+  groundingRanges: ['r-1'],
+};
+
+const minimal: ConversationRecord = {
+  id: 'c-2',
+  type: 'UNKNOWN',
+  created: at('2026-01-01T00:00:00.000Z'),
+  updated: at('2026-01-01T00:00:00.000Z'),
+  messages: [],
+  annotations: [],
+  anchors: [],
+  assets: [],
+  websites: [],
+  summaries: [],
+  groundingMessages: [],
+  groundingRanges: [],
+};
+
+describe('conversationJson', () => {
+  it('writes exactly the text of JSON.stringify(renderConversation(...)), with and without transferables', async () => {
+    const repository = createMemoryRepository();
+    await repository.transact((tx) => {
+      for (const message of [bare, full, textOnly]) tx.put('messages', message);
+      tx.put('annotations', { id: 'a-1', type: 'SUMMARY', text: 'The user asked.', conversation: 'c-1', messages: ['m-full'], created: at('2026-01-01T00:00:03.000Z'), updated: at('2026-01-01T00:00:03.000Z') });
+      tx.put('conversations', conversation);
+      tx.put('conversations', minimal);
+    });
+
+    await repository.read((view) => {
+      for (const record of [conversation, minimal]) {
+        for (const transferables of [true, false]) {
+          const written = conversationJson(view, record, { transferables });
+          expect(written).toBe(JSON.stringify(renderConversation(view, record, { transferables })));
+          expect(() => JSON.parse(written)).not.toThrow();
+        }
+      }
+    });
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryRepository, type ConversationRecord, type ReadView } from '../../src/index.js';
+import { ConversationJsonCache } from '../../src/render/json-cache.js';
+
+const at = { value: '2026-01-01T00:00:00.000Z' };
+const conversationRecord = (id: string, name = 'first'): ConversationRecord => ({
+  id,
+  name,
+  type: 'COPILOT',
+  created: at,
+  updated: at,
+  messages: [],
+  annotations: [],
+  anchors: [],
+  assets: [],
+  websites: [],
+  summaries: [],
+  groundingMessages: [],
+  groundingRanges: [],
+});
+
+async function storeOf(count: number) {
+  const repository = createMemoryRepository();
+  const ids = Array.from({ length: count }, (_, i) => `c-${i}`);
+  await repository.transact((tx) => ids.forEach((id) => tx.put('conversations', conversationRecord(id))));
+  const view = () => repository.read((v) => v);
+  return { repository, ids, view };
+}
+
+/** What a read through the cache does: answer the cached JSON, or render (here: a stand-in) and offer it. */
+function read(cache: ConversationJsonCache, view: ReadView, id: string, json = `{"id":"${id}"}`): 'hit' | 'miss' {
+  if (cache.get(view, id, false) !== undefined) return 'hit';
+  cache.set(view, view.get('conversations', id)!, false, json);
+  return 'miss';
+}
+
+describe('ConversationJsonCache', () => {
+  it('caches a conversation from its second read, and answers it until it changes', async () => {
+    const { repository, view } = await storeOf(1);
+    const cache = new ConversationJsonCache(1024 * 1024);
+
+    expect(read(cache, await view(), 'c-0')).toBe('miss');
+    expect(read(cache, await view(), 'c-0')).toBe('miss');
+    expect(read(cache, await view(), 'c-0')).toBe('hit');
+    expect(cache.get(await view(), 'c-0', true)).toBeUndefined(); // the other rendering is its own entry
+
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('c-0', 'renamed')));
+    expect(read(cache, await view(), 'c-0')).toBe('miss');
+    // A conversation that was cached is cached again at once after a change.
+    expect(read(cache, await view(), 'c-0')).toBe('hit');
+  });
+
+  it('keeps its entries through reads spread over more conversations than it holds', async () => {
+    const { ids, view } = await storeOf(40);
+    // Room for 8 conversations: 8 × 4096 bytes.
+    const cache = new ConversationJsonCache(8 * 4096);
+    const v = await view();
+    const outcomes = (order: string[]) => order.map((id) => read(cache, v, id, 'x'.repeat(4000)));
+    const hot = ids.slice(0, 4);
+    const others = ids.slice(4);
+
+    expect(outcomes([...hot, ...hot, ...hot])).toEqual([...hot.map(() => 'miss'), ...hot.map(() => 'miss'), ...hot.map(() => 'hit')]);
+    // A scan over the 36 others, twice: each comes back after 35 others, too late for a hit, so
+    // none is admitted and the hot conversations stay.
+    expect(outcomes([...others, ...others])).not.toContain('hit');
+    expect(outcomes(hot)).toEqual(hot.map(() => 'hit'));
+  });
+
+  it('evicts the least recently used once it holds its byte budget', async () => {
+    const { view } = await storeOf(3);
+    const cache = new ConversationJsonCache(2 * 1000);
+    const v = await view();
+    const big = 'x'.repeat(1000);
+
+    for (const id of ['c-0', 'c-0', 'c-1', 'c-1']) read(cache, v, id, big);
+    expect(read(cache, v, 'c-0', big)).toBe('hit'); // c-0 is now the most recently used
+    read(cache, v, 'c-2', big);
+    read(cache, v, 'c-2', big); // admitted; c-1 goes
+    expect(cache.get(v, 'c-1', false)).toBeUndefined();
+    expect(cache.get(v, 'c-0', false)).toBe(big);
+    expect(cache.get(v, 'c-2', false)).toBe(big);
+  });
+
+  it('keeps nothing with a budget of 0, or larger than its budget', async () => {
+    const { view } = await storeOf(1);
+    const v = await view();
+    for (const [budget, json] of [[0, '{}'], [10, 'x'.repeat(11)]] as const) {
+      const cache = new ConversationJsonCache(budget);
+      for (let i = 0; i < 3; i++) expect(read(cache, v, 'c-0', json)).toBe('miss');
+    }
+  });
+});
