@@ -60,12 +60,15 @@ export function nounPhraseEnd(tokens: readonly Token[], start: number): number {
     const t = tokens[j]!;
     const glued = j > body && !t.space; // `Next` `.` `js`, `user` `'s`
     const adjective = t.pos === 'ADJ' && startsPhrase(tokens[j + 1]);
+    // A word tagged as an adjective right before the verb ends the phrase as its head noun:
+    // `Should the idempotency key be …`, `Does the cache key change …`.
+    const head = t.pos === 'ADJ' && j > body && isNominal(tokens[j - 1]!) && (tokens[j + 1]?.pos === 'AUX' || isBaseVerb(tokens[j + 1]));
     // The tagger calls some capitalised names verbs (`React`); inside a phrase they are names.
     const name = t.pos === 'VERB' && /^[A-Z]/.test(t.text) && (j > body || isNominal(tokens[j + 1] ?? t));
     // Right after an article, a word tagged as a verb is a noun: `a commit`, `the build`.
     const article = j === body && j > start && /^(a|an|the)$/.test(first.lower);
     const afterArticle = article && /^[a-z]+$/.test(t.text) && t.pos === 'VERB';
-    if (glued || isNominal(t) || adjective || name || afterArticle) {
+    if (glued || isNominal(t) || adjective || head || name || afterArticle) {
       j += 1;
       continue;
     }

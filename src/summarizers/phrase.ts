@@ -30,11 +30,16 @@ export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
     for (let i = 1; i < out.length - 1; i += 1) {
       const t = out[i]!;
       const next = out[i + 1];
+      // A list of imperatives: `use X, retry only Y, and send Z`.
+      if (t.text === ',' && next && next.pos === 'VERB' && isBaseVerb(next) && /^(DET|PRON|ADV|NUM|ADJ)$/.test(out[i + 2]?.pos ?? '')) {
+        turn(i + 1);
+        continue;
+      }
       if (!/^(and|or|then)$/.test(t.lower) || !next) continue;
       const after = out[i + 2];
       const startsPhrase = next.pos === 'VERB' || (after && (after.pos === 'DET' || after.pos === 'PRON'));
       if (isBaseVerb(next) && startsPhrase) turn(i + 1);
-      else if (next.lower === 'then' && isBaseVerb(after) ) turn(i + 2);
+      else if (next.lower === 'then' && isBaseVerb(after)) turn(i + 2);
     }
   }
   return out;

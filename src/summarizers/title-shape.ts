@@ -14,7 +14,7 @@ import { isNominal, retext, startsPhrase, word, type Token } from './tokens.js';
 export function fromShape(shape: Shape, tokens: readonly Token[]): Token[] {
   switch (shape.kind) {
     case 'howTo':
-      return shape.wh[0]!.lower === 'how' ? gerundize(shape.vp) : [...shape.wh, word('to', 'PART'), ...shape.vp];
+      return shape.wh[0]!.lower === 'how' ? gerundize(withoutCausative(shape.vp)) : [...shape.wh, word('to', 'PART'), ...shape.vp];
     case 'question':
       return fromQuestion(shape);
     case 'request':
@@ -36,6 +36,16 @@ export function fromShape(shape: Shape, tokens: readonly Token[]): Token[] {
     case 'statement':
       return fromStatement(tokens);
   }
+}
+
+/**
+ * `make my service retry a flaky API` is about retrying a flaky API: a title keeps what the thing
+ * made to act does. Other verb phrases are kept whole.
+ */
+function withoutCausative(vp: readonly Token[]): readonly Token[] {
+  if (!/^(make|get|have|let)$/.test(vp[0]?.lower ?? '')) return vp;
+  const end = nounPhraseEnd(vp, 1);
+  return end > 1 && isBaseVerb(vp[end]) && vp.length - end >= 3 ? vp.slice(end) : vp;
 }
 
 type Question = Extract<Shape, { kind: 'question' }>;

@@ -78,6 +78,8 @@ function chatty(conversation: Conversation, request: Request): boolean {
   if (!reply || reply.code.length > 0) return false;
   const shape = request.prepared.shape;
   const asksNothing = shape.kind === 'statement' || (shape.kind === 'question' && shape.subject[0]?.lower === 'you');
+  // `How do I …` asks for a way to do a task, however short the answer.
+  if (shape.kind === 'howTo') return false;
   return asksNothing || reply.sentences.reduce((sum, s) => sum + s.words, 0) < ANSWER_WORDS;
 }
 

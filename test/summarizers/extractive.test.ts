@@ -91,6 +91,13 @@ describe('createExtractiveSummarizer: titles', () => {
     );
   });
 
+  it('titles a task by what is to be done, not by what is made to do it', async () => {
+    const title = await summarizer.title(
+      chat(['USER', 'How do I make my TypeScript service retry a flaky payment API?'], ['ASSISTANT', 'Use exponential backoff with full jitter.']),
+    );
+    expect(title).toBe('Retrying a flaky payment API');
+  });
+
   it('keeps every title between 2 and 8 words, without trailing punctuation or code', async () => {
     const extra = [
       chat(['USER', 'Write a Python function that parses CSV files into dictionaries keyed by the header row, skipping empty lines.']),
@@ -171,6 +178,21 @@ describe('createExtractiveSummarizer: summaries', () => {
     expect(summary).toMatch(/^The user reported getting ECONNREFUSED when their API container connects to Postgres/);
     expect(summary).toMatch(/The assistant (explained|suggested)/);
     expect(summary).not.toMatch(/\b(I|my|your)\b/);
+  });
+
+  it('reports questions in statement order and keeps a list of advice in one verb form', async () => {
+    const summary = await summarizer.summarize(
+      chat(
+        ['USER', 'How do I make my TypeScript service retry a flaky payment API?'],
+        ['ASSISTANT', 'Use exponential backoff with full jitter, retry only idempotent requests, and send one idempotency key per payment.'],
+        ['USER', 'Should the idempotency key be a UUID?'],
+      ),
+    );
+    expect(summary).toContain('suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment');
+    expect(summary).toContain('asked whether the idempotency key should be a UUID');
+    expect(await summarizer.summarize(chat(['USER', 'How many attempts should I allow before giving up?']))).toBe(
+      'The user asked how many attempts they should allow before giving up.',
+    );
   });
 
   it('describes shared code by language and never quotes it', async () => {
