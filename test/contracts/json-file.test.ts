@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository, JSON_FILE_FORMAT_VERSION } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { conversationRecord, describeRepositoryContract } from './repository-contract.js';
+import { conversationRecord } from '../helpers/records.js';
+import { describeRepositoryContract } from './repository-contract.js';
 
 let counter = 0;
 const root = await tempDir();

@@ -1,25 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationRecord, Repository } from '../../src/index.js';
-
-/** A minimal valid conversation record for storage tests. */
-export function conversationRecord(id: string, name = `Conversation ${id}`): ConversationRecord {
-  const now = { value: '2026-01-01T00:00:00.000Z' };
-  return {
-    id,
-    name,
-    type: 'COPILOT',
-    created: now,
-    updated: now,
-    messages: [],
-    annotations: [],
-    anchors: [],
-    assets: [],
-    websites: [],
-    summaries: [],
-    groundingMessages: [],
-    groundingRanges: [],
-  };
-}
+import type { Repository } from '../../src/index.js';
+import { conversationRecord } from '../helpers/records.js';
 
 /**
  * The behaviour every Repository must have. `open` gives a fresh, empty repository; the suite

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryRepository, type ConversationRecord, type MessageRecord } from '../../src/index.js';
 import { conversationJson } from '../../src/render/conversation-json.js';
 import { renderConversation } from '../../src/render/conversation.js';
+import { conversationRecord } from '../helpers/records.js';
 
 const at = (value: string) => ({ value });
 
@@ -57,20 +58,8 @@ const conversation: ConversationRecord = {
   groundingRanges: ['r-1'],
 };
 
-const minimal: ConversationRecord = {
-  id: 'c-2',
-  type: 'UNKNOWN',
-  created: at('2026-01-01T00:00:00.000Z'),
-  updated: at('2026-01-01T00:00:00.000Z'),
-  messages: [],
-  annotations: [],
-  anchors: [],
-  assets: [],
-  websites: [],
-  summaries: [],
-  groundingMessages: [],
-  groundingRanges: [],
-};
+// No optional field, every list empty.
+const { name: _name, ...minimal }: ConversationRecord = { ...conversationRecord('c-2'), type: 'UNKNOWN' };
 
 describe('conversationJson', () => {
   it('writes exactly the text of JSON.stringify(renderConversation(...)), with and without transferables', async () => {

@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryRepository, type ConversationRecord, type ReadView } from '../../src/index.js';
+import { createMemoryRepository, type ReadView } from '../../src/index.js';
 import { ConversationJsonCache } from '../../src/render/json-cache.js';
-
-const at = { value: '2026-01-01T00:00:00.000Z' };
-const conversationRecord = (id: string, name = 'first'): ConversationRecord => ({
-  id,
-  name,
-  type: 'COPILOT',
-  created: at,
-  updated: at,
-  messages: [],
-  annotations: [],
-  anchors: [],
-  assets: [],
-  websites: [],
-  summaries: [],
-  groundingMessages: [],
-  groundingRanges: [],
-});
+import { conversationRecord } from '../helpers/records.js';
 
 async function storeOf(count: number) {
   const repository = createMemoryRepository();

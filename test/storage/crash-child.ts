@@ -4,7 +4,7 @@
  * that resolved. The parent kills it with SIGKILL at a random moment.
  */
 import { createJsonFileRepository } from '../../src/index.js';
-import { conversationRecord } from '../contracts/repository-contract.js';
+import { conversationRecord } from '../helpers/records.js';
 
 const folder = process.argv[2]!;
 // A small compaction threshold, so kills also land during snapshot writes and journal rotations.

@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, createService, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
-import { conversationRecord } from '../contracts/repository-contract.js';
+import { conversationRecord } from '../helpers/records.js';
 import { said, seeds, steppingClock } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
-import { conversationRecord } from '../contracts/repository-contract.js';
+import { conversationRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // A disk that fails on demand: journal writes reject while `failJournalWrites` is set.
