@@ -4,10 +4,16 @@
  * run: link mutations per second and p50/p99 latency in-process and over HTTP with 50 concurrent
  * clients; GET /conversation/{id}?transferables=false against a bare Hono route answering a
  * constant object of the same size; the time to open each store and the process RSS.
- * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_SECONDS=3 per HTTP measurement.
+ *
+ * The machine is shared and its speed drifts, so sizes are not measured one after the other:
+ * every subject is measured once per round, rounds alternate between subjects, and each figure is
+ * the median over the rounds. Ratios between sizes then compare measurements taken seconds apart.
+ *
+ * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -15,18 +21,24 @@ import { createJsonFileRepository } from '../src/index.js';
 import { buildStore, type BuiltStore } from './build-store.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CHILD = path.resolve('bench/child.ts');
-type Store = 'journal' | 'naive';
+const STORES = ['journal', 'naive'] as const;
+type Store = (typeof STORES)[number];
 
-interface Row {
-  size: number;
-  store: Store;
-  openMs: number;
-  rssMb: number;
-  inProcess: { opsPerSecond: number; p50: number; p99: number };
-  http: { opsPerSecond: number; p50: number; p99: number; failed: number };
-  get?: { barePerSecond: number; hotPerSecond: number; spreadPerSecond: number; bodyBytes: number };
+interface Subject {
+  readonly size: number;
+  readonly store: Store;
+  readonly file: string;
+  readonly idsFile: string;
+  readonly ids: BuiltStore;
+}
+
+interface Figures {
+  readonly perSecond: number;
+  readonly p50: number;
+  readonly p99: number;
 }
 
 function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<Record<string, number>> } {
@@ -48,7 +60,7 @@ function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<R
 }
 
 /** Drives the server with 50 connections for SECONDS, or for `amount` requests when given (a warm-up). */
-async function load(port: number, paths: () => string, method: 'GET' | 'POST', amount?: number) {
+async function load(port: number, paths: () => string, method: 'GET' | 'POST', amount?: number): Promise<Figures & { failed: number }> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: 50,
@@ -56,6 +68,21 @@ async function load(port: number, paths: () => string, method: 'GET' | 'POST', a
     requests: [{ method, setupRequest: (request) => ({ ...request, path: paths() }) }],
   });
   return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors };
+}
+
+/**
+ * Waits until the server answers again. A load ends with requests still queued in the server (the
+ * baseline spends a quarter of a second of CPU on each write), which must not run during the
+ * next subject's measurement.
+ */
+function settle(port: number): Promise<void> {
+  // A connection of its own: a kept-alive one may be closed by the server just as it is reused.
+  return new Promise((resolve, reject) => {
+    const request = get({ host: '127.0.0.1', port, path: '/bare', agent: false, timeout: 120_000 }, (response) => {
+      response.resume().on('end', () => resolve()).on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error(`the server on port ${port} did not settle in 120 s`))).on('error', reject);
+  });
 }
 
 function linkPaths(ids: BuiltStore): () => string {
@@ -68,100 +95,138 @@ function linkPaths(ids: BuiltStore): () => string {
   };
 }
 
-async function measure(size: number, store: Store, file: string, idsFile: string, ids: BuiltStore): Promise<Row> {
-  const inProcess = startChild(['inprocess', store, file, idsFile]);
-  const local = await inProcess.firstLine;
-  await new Promise((resolve) => inProcess.child.once('exit', resolve));
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const medianFigures = (runs: Figures[]): Figures => ({
+  perSecond: median(runs.map((r) => r.perSecond)),
+  p50: median(runs.map((r) => r.p50)),
+  p99: median(runs.map((r) => r.p99)),
+});
 
-  const server = startChild(['serve', store, file, idsFile]);
-  const ready = await server.firstLine;
-  try {
-    const mutations = await load(ready.port!, linkPaths(ids), 'POST');
-    const row: Row = {
-      size,
-      store,
-      openMs: ready.openMs!,
-      rssMb: ready.rss! / 2 ** 20,
-      inProcess: { opsPerSecond: local.opsPerSecond!, p50: local.p50!, p99: local.p99! },
-      http: { opsPerSecond: mutations.perSecond, p50: mutations.p50, p99: mutations.p99, failed: mutations.failed },
-    };
-    if (store === 'journal') {
-      const get = (id: string) => `/conversation/${id}?transferables=false`;
-      let n = 0;
-      const spread = () => get(ids.conversations[(n++ * 7919) % ids.conversations.length]!);
-      // The bare route is measured before and after ours, and its mean is the baseline, so a
-      // drift of the shared machine's speed during the run does not land on one side only.
-      const bareBefore = await load(ready.port!, () => '/bare', 'GET');
-      // One conversation read over and over (a client polling the open conversation)...
-      const hot = await load(ready.port!, () => get(ids.conversations[0]!), 'GET');
-      // ...and reads spread over every conversation, measured after one unmeasured pass that reads
-      // each once: the first read of a record since the store opened also freezes it, a one-time
-      // cost that is not what a long-running service pays.
-      await load(ready.port!, spread, 'GET', ids.conversations.length);
-      const warmSpread = await load(ready.port!, spread, 'GET');
-      const bareAfter = await load(ready.port!, () => '/bare', 'GET');
-      row.get = {
-        barePerSecond: (bareBefore.perSecond + bareAfter.perSecond) / 2,
-        hotPerSecond: hot.perSecond,
-        spreadPerSecond: warmSpread.perSecond,
-        bodyBytes: ready.bodyBytes!,
-      };
-    }
-    return row;
-  } finally {
-    server.child.kill('SIGTERM');
+/** Keeps each subject's runs; `add` once per round. */
+class Runs<T> {
+  readonly #runs = new Map<Subject, T[]>();
+  add(subject: Subject, run: T): void {
+    this.#runs.set(subject, [...(this.#runs.get(subject) ?? []), run]);
+  }
+  of(subject: Subject): T[] {
+    return this.#runs.get(subject) ?? [];
   }
 }
 
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
-const rows: Row[] = [];
+const folders: string[] = [];
+const subjects: Subject[] = [];
 for (const size of SIZES) {
   const folder = await mkdtemp(path.join(tmpdir(), `cms-bench-${size}-`));
-  try {
-    const file = path.join(folder, 'journal', 'db.json');
-    const builder = await createJsonFileRepository({ file, durability: 'unsafe-no-fsync' });
-    const ids = await buildStore(builder, size);
-    await builder.close();
-    const naiveFile = path.join(folder, 'naive.json');
-    await copyFile(file, naiveFile);
-    const idsFile = path.join(folder, 'ids.json');
-    await writeFile(idsFile, JSON.stringify(ids));
-    for (const store of ['journal', 'naive'] as const) {
-      const row = await measure(size, store, store === 'journal' ? file : naiveFile, idsFile, ids);
-      rows.push(row);
-      console.error(`measured ${store} at ${size}`);
-    }
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+  folders.push(folder);
+  const file = path.join(folder, 'journal', 'db.json');
+  const builder = await createJsonFileRepository({ file, durability: 'unsafe-no-fsync' });
+  const ids = await buildStore(builder, size);
+  await builder.close();
+  const naiveFile = path.join(folder, 'naive.json');
+  await copyFile(file, naiveFile);
+  const idsFile = path.join(folder, 'ids.json');
+  await writeFile(idsFile, JSON.stringify(ids));
+  for (const store of STORES) subjects.push({ size, store, file: store === 'journal' ? file : naiveFile, idsFile, ids });
+  console.error(`built ${size} conversations`);
 }
 
-console.log('\nLink mutations (associate/disassociate website), 50 concurrent clients, durable (fsync) for the journal');
-console.log('| conversations | store | open ms | RSS MB | in-process ops/s | p50 ms | p99 ms | HTTP ops/s | p50 ms | p99 ms | failed |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
-for (const r of rows) {
-  console.log(
-    `| ${r.size} | ${r.store === 'journal' ? 'journal + snapshot' : 'naive lowdb (baseline)'} | ${fixed(r.openMs, 0)} | ${fixed(r.rssMb, 0)} | ${fixed(r.inProcess.opsPerSecond, 0)} | ${fixed(r.inProcess.p50, 2)} | ${fixed(r.inProcess.p99, 2)} | ${fixed(r.http.opsPerSecond, 0)} | ${fixed(r.http.p50, 0)} | ${fixed(r.http.p99, 0)} | ${r.http.failed} |`,
-  );
-}
-console.log('\nGET /conversation/{id}?transferables=false against a bare Hono route (same body size); ratios are to the bare route');
-console.log('| conversations | body bytes | bare req/s | one conversation req/s | ratio | spread over all req/s | ratio |');
-console.log('|---|---|---|---|---|---|---|');
-for (const r of rows.filter((row) => row.get)) {
-  const g = r.get!;
-  const ratio = (perSecond: number) => fixed(perSecond / g.barePerSecond, 2);
-  console.log(
-    `| ${r.size} | ${g.bodyBytes} | ${fixed(g.barePerSecond, 0)} | ${fixed(g.hotPerSecond, 0)} | ${ratio(g.hotPerSecond)} | ${fixed(g.spreadPerSecond, 0)} | ${ratio(g.spreadPerSecond)} |`,
-  );
-}
-const journal = rows.filter((r) => r.store === 'journal');
-const smallest = journal[0];
-const largest = journal.at(-1);
-if (smallest && largest && smallest !== largest) {
-  const naiveLargest = rows.find((r) => r.store === 'naive' && r.size === largest.size)!;
-  console.log('\nRatios');
-  console.log(`- in-process mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(largest.inProcess.p50 / smallest.inProcess.p50, 2)}`);
-  console.log(`- HTTP mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(largest.http.p50 / Math.max(smallest.http.p50, 1), 2)}`);
-  console.log(`- HTTP mutations/s at ${largest.size}, journal / naive: ${fixed(largest.http.opsPerSecond / Math.max(naiveLargest.http.opsPerSecond, 1), 1)}`);
-  console.log(`- in-process mutations/s at ${largest.size}, journal / naive: ${fixed(largest.inProcess.opsPerSecond / Math.max(naiveLargest.inProcess.opsPerSecond, 1), 1)}`);
+const servers = new Map<Subject, { child: ChildProcess; port: number; openMs: number; rss: number; bodyBytes: number }>();
+try {
+  // In-process: each run is a fresh process on the store as the last run left it.
+  const inProcess = new Runs<Figures & { openMs: number; rss: number }>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const subject of subjects) {
+      const run = startChild(['inprocess', subject.store, subject.file, subject.idsFile]);
+      const figures = await run.firstLine;
+      await new Promise((resolve) => run.child.once('exit', resolve));
+      inProcess.add(subject, { perSecond: figures.opsPerSecond!, p50: figures.p50!, p99: figures.p99!, openMs: figures.openMs!, rss: figures.rss! });
+      console.error(`  ${subject.store} at ${subject.size} in-process: ${figures.opsPerSecond!.toFixed(1)} mutations/s, p50 ${figures.p50!.toFixed(2)} ms, opened in ${figures.openMs!.toFixed(0)} ms`);
+    }
+    console.error(`in-process round ${round + 1} of ${ROUNDS}`);
+  }
+
+  // Over HTTP: one server per subject, all started before any is measured.
+  for (const subject of subjects) {
+    const server = startChild(['serve', subject.store, subject.file, subject.idsFile]);
+    const ready = await server.firstLine;
+    servers.set(subject, { child: server.child, port: ready.port!, openMs: ready.openMs!, rss: ready.rss!, bodyBytes: ready.bodyBytes! });
+  }
+  const mutations = new Runs<Figures & { failed: number }>();
+  const gets = new Runs<{ bare: number; hot: number; spread: number }>();
+  const spreadPaths = new Map<Subject, () => string>();
+  for (const subject of subjects.filter((s) => s.store === 'journal')) {
+    let n = 0;
+    const ids = subject.ids.conversations;
+    spreadPaths.set(subject, () => `/conversation/${ids[(n++ * 7919) % ids.length]}?transferables=false`);
+    // One unmeasured pass reads every conversation once: the first read of a record since the
+    // store opened also freezes it, a one-time cost that is not what a long-running service pays.
+    await load(servers.get(subject)!.port, spreadPaths.get(subject)!, 'GET', ids.length);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const subject of subjects) {
+      const { port } = servers.get(subject)!;
+      const mutation = await load(port, linkPaths(subject.ids), 'POST');
+      mutations.add(subject, mutation);
+      console.error(`  ${subject.store} at ${subject.size}: ${mutation.perSecond.toFixed(1)} mutations/s, p50 ${mutation.p50} ms`);
+      await settle(port);
+      if (subject.store !== 'journal') continue;
+      const get = `/conversation/${subject.ids.conversations[0]}?transferables=false`;
+      // The bare route is measured before and after ours and averaged, so a drift of the machine's
+      // speed during the round does not land on one side only.
+      const bareBefore = await load(port, () => '/bare', 'GET');
+      // One conversation read over and over (a client polling the open conversation), then reads
+      // spread over every conversation.
+      const hot = await load(port, () => get, 'GET');
+      const spread = await load(port, spreadPaths.get(subject)!, 'GET');
+      const bareAfter = await load(port, () => '/bare', 'GET');
+      gets.add(subject, { bare: (bareBefore.perSecond + bareAfter.perSecond) / 2, hot: hot.perSecond, spread: spread.perSecond });
+      console.error(`  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`);
+    }
+    console.error(`HTTP round ${round + 1} of ${ROUNDS}`);
+  }
+
+  const fixed = (value: number, digits = 1) => value.toFixed(digits);
+  const local = (s: Subject) => medianFigures(inProcess.of(s));
+  const http = (s: Subject) => medianFigures(mutations.of(s));
+  console.log(`\nLink mutations (associate/disassociate website), 50 concurrent clients, durable (fsync) for the journal; medians of ${ROUNDS} rounds`);
+  console.log('| conversations | store | open ms | RSS MB | in-process ops/s | p50 ms | p99 ms | HTTP ops/s | p50 ms | p99 ms | failed |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const s of subjects) {
+    const runs = inProcess.of(s);
+    const [l, h] = [local(s), http(s)];
+    const failed = mutations.of(s).reduce((sum, r) => sum + r.failed, 0);
+    console.log(
+      `| ${s.size} | ${s.store === 'journal' ? 'journal + snapshot' : 'naive lowdb (baseline)'} | ${fixed(median(runs.map((r) => r.openMs)), 0)} | ${fixed(median(runs.map((r) => r.rss)) / 2 ** 20, 0)} | ${fixed(l.perSecond, 0)} | ${fixed(l.p50, 2)} | ${fixed(l.p99, 2)} | ${fixed(h.perSecond, 0)} | ${fixed(h.p50, 0)} | ${fixed(h.p99, 0)} | ${failed} |`,
+    );
+  }
+
+  console.log(`\nGET /conversation/{id}?transferables=false against a bare Hono route (same body size); ratios are to the bare route; medians of ${ROUNDS} rounds`);
+  console.log('| conversations | body bytes | bare req/s | one conversation req/s | ratio | spread over all req/s | ratio |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const s of subjects.filter((subject) => subject.store === 'journal')) {
+    const runs = gets.of(s);
+    // Each ratio is taken within a round, then the median over rounds.
+    const ratio = (key: 'hot' | 'spread') => fixed(median(runs.map((r) => r[key] / r.bare)), 2);
+    const rate = (key: 'bare' | 'hot' | 'spread') => fixed(median(runs.map((r) => r[key])), 0);
+    console.log(`| ${s.size} | ${servers.get(s)!.bodyBytes} | ${rate('bare')} | ${rate('hot')} | ${ratio('hot')} | ${rate('spread')} | ${ratio('spread')} |`);
+  }
+
+  const journal = subjects.filter((s) => s.store === 'journal');
+  const [smallest, largest] = [journal[0], journal.at(-1)];
+  if (smallest && largest && smallest !== largest) {
+    const naiveLargest = subjects.find((s) => s.store === 'naive' && s.size === largest.size)!;
+    console.log('\nRatios');
+    console.log(`- in-process mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(local(largest).p50 / local(smallest).p50, 2)}`);
+    console.log(`- HTTP mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(http(largest).p50 / Math.max(http(smallest).p50, 1), 2)}`);
+    console.log(`- HTTP mutations/s at ${largest.size}, journal / naive: ${fixed(http(largest).perSecond / Math.max(http(naiveLargest).perSecond, 1), 1)}`);
+    console.log(`- in-process mutations/s at ${largest.size}, journal / naive: ${fixed(local(largest).perSecond / Math.max(local(naiveLargest).perSecond, 1), 1)}`);
+  }
+} finally {
+  for (const { child } of servers.values()) child.kill('SIGTERM');
+  await Promise.all([...servers.values()].map(({ child }) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
 }
