@@ -15,8 +15,9 @@ export function trimEnd(tokens: readonly Token[]): Token[] {
 }
 
 /**
- * `retry a call` → `retrying a call`. With `coordinated`, verbs after `and`/`or`/`then` are turned
- * too (`use X and wrap Y` → `using X and wrapping Y`) when they clearly start a new verb phrase.
+ * `retry a call` → `retrying a call`. With `coordinated`, verbs after `and`/`or`/`then` or a list's
+ * commas are turned too (`use X, cap Y and wrap Z` → `using X, capping Y and wrapping Z`) when they
+ * clearly start a new verb phrase.
  */
 export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
   const out = [...vp];

@@ -39,8 +39,8 @@ export function fromShape(shape: Shape, tokens: readonly Token[]): Token[] {
 }
 
 /**
- * `make my service retry a flaky API` is about retrying a flaky API: a title keeps what the thing
- * made to act does. Other verb phrases are kept whole.
+ * `make my service retry a flaky API` is about retrying a flaky API: the title names the action,
+ * not the thing made to do it. Other verb phrases are kept whole.
  */
 function withoutCausative(vp: readonly Token[]): readonly Token[] {
   if (!/^(make|get|have|let)$/.test(vp[0]?.lower ?? '')) return vp;

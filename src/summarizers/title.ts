@@ -67,19 +67,18 @@ const ANSWER_WORDS = 30;
 
 /**
  * Whether the request opens a chat rather than a task. A task is named after its request
- * (`Retrying a flaky payment API`): the request shares code or gets a real answer (code, or a
- * paragraph), or there is no reply yet. A chat, where the request asks nothing of the other side
- * or gets a short reply, is named after what its turns keep coming back to (`Quitting smoking`),
- * since its opening line (`Did you go to school today?`) seldom says.
+ * (`Retrying a flaky payment API`): the request asks how to do something, shares code, or gets a
+ * real answer (code, or a paragraph), or there is no reply yet. A chat, where the request asks
+ * nothing of the other side or gets a short reply, is named after what its turns keep coming back
+ * to (`Quitting smoking`), since its opening line (`Did you go to school today?`) seldom says.
  */
 function chatty(conversation: Conversation, request: Request): boolean {
   if (request.message.code.length > 0) return false;
   const reply = conversation.messages.find((m) => m.index > request.message.index && m.role !== request.message.role && m.role !== 'SYSTEM');
   if (!reply || reply.code.length > 0) return false;
   const shape = request.prepared.shape;
-  const asksNothing = shape.kind === 'statement' || (shape.kind === 'question' && shape.subject[0]?.lower === 'you');
-  // `How do I …` asks for a way to do a task, however short the answer.
   if (shape.kind === 'howTo') return false;
+  const asksNothing = shape.kind === 'statement' || (shape.kind === 'question' && shape.subject[0]?.lower === 'you');
   return asksNothing || reply.sentences.reduce((sum, s) => sum + s.words, 0) < ANSWER_WORDS;
 }
 
