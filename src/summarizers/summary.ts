@@ -25,6 +25,8 @@ interface Item {
   readonly order: number;
   readonly role: Role;
   readonly sentence?: Sentence;
+  /** The conversation ends on this question, unanswered. */
+  readonly open?: boolean;
 }
 
 // Reported clauses longer than this are cut at a clause boundary.
@@ -37,8 +39,9 @@ const MERGE_LIMIT = 160;
 /**
  * An observer's summary: the user's request ("The user asked how to …"), the first answer, then
  * the most central other sentences, in conversation order, each reported with its speaker ("The
- * assistant suggested …", "The user then asked …"). Shared code is mentioned by language, never
- * quoted. '' when no message has prose or code.
+ * assistant suggested …", "The user then asked …"), and a last question nobody has answered yet,
+ * reported as open. Shared code is mentioned by language, never quoted. '' when no message has
+ * prose or code.
  */
 export function writeSummary(conversation: Conversation, options: SummaryOptions): string {
   const names: Referents = {
@@ -57,11 +60,19 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
   const codeOnly = codeMessages(conversation, request).filter((m) => !m.sentences.some(eligible));
   const room = Math.max(0, budget - (opening ? 1 : 0) - codeOnly.length);
   const picked = pick(conversation, opening, request, room, eligible);
+  // What remains open: a last question nobody has answered is always reported, as such.
+  const open = openQuestion(conversation, eligible);
+  if (open && open !== opening && !picked.includes(open)) {
+    if (picked.length >= room) picked.pop();
+    if (picked.length < room) picked.push(open);
+  }
   const items: Item[] = [
     ...(opening ? [{ message: opening.message, order: opening.index, role: opening.role, sentence: opening }] : []),
     ...picked.map((s) => ({ message: s.message, order: s.index, role: s.role, sentence: s })),
     ...codeOnly.map((m) => ({ message: m.index, order: 0, role: m.role })),
-  ].sort((a, b) => a.message - b.message || a.order - b.order);
+  ]
+    .map((item: Item) => (open && item.sentence === open ? { ...item, open: true } : item))
+    .sort((a, b) => a.message - b.message || a.order - b.order);
 
   if (items.length === 0) return smallTalk(conversation, options.speakers, names);
   return render(items, conversation, request, names, options);
@@ -95,6 +106,16 @@ function pick(
   if (lead) take(lead);
   for (const s of ranked) take(s);
   return picked;
+}
+
+/**
+ * The user's question the conversation ends on: the last question of the last message, when that
+ * message is the user's (a later answer, or anything the assistant says after it, closes it).
+ */
+function openQuestion(conversation: Conversation, eligible: (s: Sentence) => boolean): Sentence | undefined {
+  const last = conversation.messages.findLast((m) => m.role !== 'SYSTEM' && (m.code.length > 0 || m.sentences.some(eligible)));
+  if (last?.role !== 'USER') return undefined;
+  return last.sentences.findLast((s) => s.question && eligible(s));
 }
 
 /** The first user message with code, and the first answer with code after the request. */
@@ -178,6 +199,7 @@ function render(
       else if (predicate.length <= MERGE_LIMIT && !quoted) predicate = `${predicate}, and shared ${describe(message)}`;
       else note = `shared ${describe(message)}`;
     }
+    if (item.open) predicate = `${predicate.replace(/[.?!]$/, '')}; that question is still open`;
     if (!push(item, predicate)) break;
     if (note) push({ ...item, order: item.order + 0.5 }, note);
   }

@@ -191,8 +191,24 @@ describe('createExtractiveSummarizer: summaries', () => {
     expect(summary).toContain('suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment');
     expect(summary).toContain('asked whether the idempotency key should be a UUID');
     expect(await summarizer.summarize(chat(['USER', 'How many attempts should I allow before giving up?']))).toBe(
-      'The user asked how many attempts they should allow before giving up.',
+      'The user asked how many attempts they should allow before giving up; that question is still open.',
     );
+  });
+
+  it('says what remains open: a last question nobody has answered', async () => {
+    const followUp = ['USER', 'And how many attempts should I allow before giving up?'] as [Role, string];
+    const open = await summarizer.summarize([...retry.slice(0, 4), { id: 'm9', role: followUp[0], text: followUp[1] }]);
+    expect(open).toMatch(/The user (then )?asked how many attempts they should allow before giving up; that question is still open\.$/);
+    expect(open.split(/(?<=\.) /).length).toBeLessThanOrEqual(3);
+
+    const answered = await summarizer.summarize([
+      ...retry.slice(0, 4),
+      { id: 'm9', role: followUp[0], text: followUp[1] },
+      { id: 'm10', role: 'ASSISTANT', text: 'Three to five attempts within about thirty seconds is a common budget.' },
+    ]);
+    expect(answered).not.toContain('still open');
+    // Thanks at the end close nothing, and leave nothing open.
+    expect(await summarizer.summarize(retry)).not.toContain('still open');
   });
 
   it('describes shared code by language and never quotes it', async () => {
