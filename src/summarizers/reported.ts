@@ -172,6 +172,16 @@ const NOTE = /^(note|keep in mind|be aware|remember|bear in mind|be careful)\b/;
 
 function statement(p: Prepared, role: Role, names: Referents, shift: (t: readonly Token[]) => Token[]): string {
   let tokens = [...p.tokens];
+  // `That works, but reuse one client instead` and `X works well; store it with the order` end
+  // in advice: reported as a suggestion, after what comes before it when that says something.
+  const advice = role === 'ASSISTANT' ? adviceTail(tokens) : undefined;
+  if (advice) {
+    const suggested = `suggested ${text(gerundize(lowerFirst(shift(tokens.slice(advice.start)), true), true))}`;
+    const before = tokens.slice(0, advice.end);
+    if (before.filter((t) => /[\p{L}\p{N}]/u.test(t.text)).length <= 3) return suggested;
+    const head = statement({ ...p, tokens: before }, role, names, shift);
+    return head ? `${head}, and ${suggested}` : suggested;
+  }
   // A fragment without a verb (`At eight, at Tom's house.`) cannot be rephrased: it is quoted.
   // (A longer sentence without a tagged verb is more likely a tagging miss: it is reported.)
   if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX') && p.sentence.words < 6) {
@@ -204,6 +214,24 @@ function statement(p: Prepared, role: Role, names: Referents, shift: (t: readonl
   if (tokens.some((t) => PROBLEM_WORDS.has(t.lower))) return `reported ${that}${body}`;
   return `said ${that}${body}`;
 }
+
+/**
+ * Where an imperative closes the sentence after `; ` or `, but `: `end` is where the clause before
+ * it ends, `start` where the imperative starts. The imperative's verb must be followed by what
+ * can begin its object (`store it`, `reuse a client`), so a noun that could be a verb does not count.
+ */
+function adviceTail(tokens: readonly Token[]): { end: number; start: number } | undefined {
+  for (let k = 1; k < tokens.length - 2; k++) {
+    const start = tokens[k]!.text === ';' ? k + 1 : tokens[k]!.text === ',' && tokens[k + 1]?.lower === 'but' ? k + 2 : -1;
+    const verb = tokens[start];
+    if (start > 0 && verb && /^[a-z]/.test(verb.text) && isBaseVerb(verb) && OBJECT_START.test(tokens[start + 1]?.pos ?? '')) {
+      return { end: k, start };
+    }
+  }
+  return undefined;
+}
+
+const OBJECT_START = /^(DET|PRON|ADV|ADJ|NUM)$/;
 
 /** Joins tokens into text with tidy spacing. */
 function text(tokens: readonly Token[]): string {

@@ -195,6 +195,19 @@ describe('createExtractiveSummarizer: summaries', () => {
     );
   });
 
+  it('reports advice that closes an answer as a suggestion', async () => {
+    const summary = await summarizer.summarize(
+      chat(
+        ['USER', 'Should the idempotency key be a UUID?'],
+        ['ASSISTANT', 'Yes, a random UUID generated once per payment works well; store it with the order.'],
+        ['USER', 'I create a new HTTP client for every request, is that fine?'],
+        ['ASSISTANT', 'That works, but reuse a single client instead: it keeps a pool of connections.'],
+      ),
+    );
+    expect(summary).toContain('The assistant confirmed that a random UUID generated once per payment works well, and suggested storing it with the order.');
+    expect(summary).toMatch(/The assistant (also )?suggested reusing a single client instead/);
+  });
+
   it('says what remains open: a last question nobody has answered', async () => {
     const followUp = ['USER', 'And how many attempts should I allow before giving up?'] as [Role, string];
     const open = await summarizer.summarize([...retry.slice(0, 4), { id: 'm9', role: followUp[0], text: followUp[1] }]);
