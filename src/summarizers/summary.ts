@@ -188,7 +188,7 @@ function render(
       continue;
     }
     const firstOfMessage = !previous || previous.message !== item.message;
-    let predicate = predicateOf(item, conversation, request, names, firstOfMessage && hasCode);
+    let predicate = lowerCommonWord(predicateOf(item, conversation, request, names, firstOfMessage && hasCode), conversation);
     if (!/\s\S/.test(predicate)) continue; // Nothing left to report once rewritten.
     let note: string | undefined;
     if (hasCode) {
@@ -229,6 +229,27 @@ function predicateOf(
     replacement = named ?? (withCode ? [word(/^(them|these|those)$/.test(pronoun.lower) ? 'them' : 'it', 'PRON')] : undefined);
   }
   return clip(reportPredicate(prepared, item.role, names, replacement), MAX_CLAUSE);
+}
+
+/**
+ * A sentence's capitalized first word, reported mid-sentence (`explained that Coroutines are …`),
+ * keeps its capital only if it is a name. It is taken for a common word when the conversation
+ * writes it in lower case elsewhere and never capitalized inside a sentence.
+ */
+function lowerCommonWord(predicate: string, conversation: Conversation): string {
+  const match = /^(\w+ (?:that|whether) )([A-Z][a-z]+)\b/.exec(predicate);
+  if (!match) return predicate;
+  const word = match[2]!;
+  const lower = word.toLowerCase();
+  let seenLower = false;
+  for (const sentence of conversation.sentences) {
+    for (let i = 0; i < sentence.tokens.length; i++) {
+      const text = sentence.tokens[i]!.text;
+      if (text === lower) seenLower = true;
+      else if (text === word && i > 0) return predicate;
+    }
+  }
+  return seenLower ? `${match[1]}${lower}${predicate.slice(match[0].length)}` : predicate;
 }
 
 /** A summary for conversations that are only greetings and thanks. */

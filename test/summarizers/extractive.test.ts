@@ -208,6 +208,20 @@ describe('createExtractiveSummarizer: summaries', () => {
     expect(summary).toMatch(/The assistant (also )?suggested reusing a single client instead/);
   });
 
+  it('does not keep a sentence-initial capital in the middle of a reported sentence, unless it is a name', async () => {
+    const summary = await summarizer.summarize(
+      chat(
+        ['USER', 'How are Kotlin coroutines different from threads?'],
+        ['ASSISTANT', 'Coroutines are lightweight tasks that the runtime schedules onto a small pool of threads.'],
+      ),
+    );
+    expect(summary).toContain('explained that coroutines are lightweight tasks');
+    const names = await summarizer.summarize(
+      chat(['USER', 'Why does my request work in Postman but not in the browser?'], ['ASSISTANT', 'Postman does not enforce CORS, but browsers do.']),
+    );
+    expect(names).toContain('that Postman does not enforce CORS');
+  });
+
   it('says what remains open: a last question nobody has answered', async () => {
     const followUp = ['USER', 'And how many attempts should I allow before giving up?'] as [Role, string];
     const open = await summarizer.summarize([...retry.slice(0, 4), { id: 'm9', role: followUp[0], text: followUp[1] }]);
