@@ -24,9 +24,9 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
   const lead = (shape.kind === 'howTo' || shape.kind === 'question') && shape.lead ? `, ${clause(shape.lead)}` : '';
   switch (shape.kind) {
     case 'howTo':
-      return `asked ${text(shape.wh).toLowerCase()} to ${clause(shape.vp, true)}${lead}`;
+      return `asked ${text(shape.wh).toLowerCase()} to ${uninvertSecondQuestion(clause(shape.vp, true))}${lead}`;
     case 'question':
-      return `asked ${question(shape, role, names, shift)}${lead}`;
+      return `asked ${uninvertSecondQuestion(question(shape, role, names, shift))}${lead}`;
     case 'request':
       if (shape.negative) {
         if (role === 'ASSISTANT') return `advised against ${text(gerundize(lowerFirst(shift(shape.vp), true), true))}`;
@@ -138,6 +138,16 @@ function question(q: Question, role: Role, names: Referents, shift: (t: readonly
     return text(glue(wh, subject, verbs, rest));
   }
   return text(glue(wh, subject, [word(agree(aux, q.subject, role, names))], not, rest));
+}
+
+/**
+ * A second question joined to the first keeps its question order in the source (`…, and when
+ * should I use X`); reported, it takes statement order (`…, and when they should use X`).
+ */
+function uninvertSecondQuestion(reported: string): string {
+  return reported
+    .replace(/, (and|or) (when|how|why|where|which|what) (should|can|could|would|will|must|is|are) (they|it|he|she|we|you|one) /, ', $1 $2 $4 $3 ')
+    .replace(/, (and|or) (when|how|why|where|which|what) do (they|we|you) /, ', $1 $2 $3 ');
 }
 
 const SINGULAR_PRONOUN = /^(he|she|it|this|that|there|one|someone|something|everything|anyone|anything|nothing|everyone)$/;

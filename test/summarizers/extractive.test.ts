@@ -190,6 +190,9 @@ describe('createExtractiveSummarizer: summaries', () => {
     );
     expect(summary).toContain('suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment');
     expect(summary).toContain('asked whether the idempotency key should be a UUID');
+    expect(await summarizer.summarize(chat(['USER', 'How are coroutines different from threads, and when should I use Dispatchers.IO?']))).toMatch(
+      /^The user asked how coroutines are different from threads, and when they should use Dispatchers\.IO/,
+    );
     expect(await summarizer.summarize(chat(['USER', 'How many attempts should I allow before giving up?']))).toBe(
       'The user asked how many attempts they should allow before giving up; that question is still open.',
     );
