@@ -48,8 +48,8 @@ export interface ServiceOptions {
   /** Id source, for tests. Default: `crypto.randomUUID`. */
   readonly generateId?: () => string;
   /**
-   * Bytes of serialized conversations `getConversationJson` keeps for repeated reads: a
-   * conversation is kept from its second read on, and the least recently used go first.
+   * Bytes of serialized conversations `getConversationJson` keeps for repeated reads. Once it is
+   * full, only a conversation read again soon displaces the least recently used ones.
    * Default 16 MiB; 0 turns the cache off.
    */
   readonly conversationJsonCacheBytes?: number;

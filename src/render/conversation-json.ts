@@ -1,6 +1,6 @@
 import type { ReadView } from '../ports.js';
 import type { ConversationRecord, MessageRecord, Timestamp } from '../records.js';
-import { renderAnnotation, OPTIONAL_CONVERSATION_FIELDS } from './conversation.js';
+import { OPTIONAL_CONVERSATION_FIELDS, renderAnnotation, renderConversation } from './conversation.js';
 import type { RenderOptions } from './lists.js';
 
 // The JSON of `renderConversation`, written straight from the records: byte for byte the same text
@@ -8,24 +8,33 @@ import type { RenderOptions } from './lists.js';
 // the answer's objects first. A conversation that is not in the answer cache is rendered here on
 // every GET, and skipping the intermediate objects makes that 1.7 times cheaper at 10,000
 // conversations (`npm run bench:render`). Every value from a record goes through JSON.stringify, so
-// escaping is never hand-written.
+// escaping is never hand-written. A record that lacks a field the fast path writes (only a
+// hand-edited file can hold one) is rendered the slow way, so the two never differ.
 
 const json = JSON.stringify;
+const INDEX_LIKE = /^(?:0|[1-9]\d*)$/;
 
 /** The conversation as `renderConversation` answers it, serialized. */
 export function conversationJson(view: ReadView, record: ConversationRecord, options: RenderOptions): string {
+  const slowly = () => JSON.stringify(renderConversation(view, record, options));
+  if (typeof record.type !== 'string' || !isTimestamp(record.created) || !isTimestamp(record.updated)) return slowly();
   let iterable = '';
   let indices = '';
   let position = 0;
   for (const id of record.messages) {
     const message = view.get('messages', id);
     if (!message) continue;
+    const reference = messageJson(message, options.transferables);
+    // `indices` is an object in renderMessages: an integer-like or special key would move.
+    if (reference === undefined || INDEX_LIKE.test(id) || id === '__proto__') return slowly();
     const key = json(id);
     const comma = position === 0 ? '' : ',';
-    iterable += `${comma}{"id":${key},"reference":${messageJson(message, options.transferables)}}`;
+    iterable += `${comma}{"id":${key},"reference":${reference}}`;
     indices += `${comma}${key}:${position}`;
     position++;
   }
+  // A repeated id is one key of that object: rare enough (only a hand-edited file has one) to check last.
+  if (position > 1 && new Set(record.messages).size !== record.messages.length) return slowly();
   let annotations = '';
   for (const id of record.annotations) {
     const annotation = view.get('annotations', id);
@@ -44,7 +53,10 @@ export function conversationJson(view: ReadView, record: ConversationRecord, opt
 }
 
 /** A message as `renderMessage` answers it, serialized. */
-function messageJson(message: MessageRecord, transferables: boolean): string {
+function messageJson(message: MessageRecord, transferables: boolean): string | undefined {
+  if (typeof message.conversation !== 'string' || typeof message.role !== 'string' || !isTimestamp(message.created) || !isTimestamp(message.updated)) {
+    return undefined;
+  }
   let out = `{"id":${json(message.id)},"created":${timestampJson(message.created)},"updated":${timestampJson(message.updated)},"conversation":{"id":${json(message.conversation)}},"role":${json(message.role)}`;
   const fragment = message.fragment;
   if (fragment) out += `,"fragment":${transferables ? json(fragment) : fragment.metadata ? `{"metadata":${json(fragment.metadata)}}` : '{}'}`;
@@ -56,9 +68,18 @@ function messageJson(message: MessageRecord, transferables: boolean): string {
   return `${out}}`;
 }
 
+function isTimestamp(value: unknown): value is Timestamp {
+  return typeof value === 'object' && value !== null;
+}
+
 function timestampJson(timestamp: Timestamp): string {
-  // Most timestamps hold only `value`; the rest keep their stored key order through JSON.stringify.
-  return timestamp.readable === undefined && typeof timestamp.value === 'string' ? `{"value":${json(timestamp.value)}}` : json(timestamp);
+  // Most timestamps hold only `value`; the rest keep their stored keys and order through JSON.stringify.
+  return typeof timestamp.value === 'string' && onlyValue(timestamp) ? `{"value":${json(timestamp.value)}}` : json(timestamp);
+}
+
+function onlyValue(timestamp: Timestamp): boolean {
+  for (const key in timestamp) if (key !== 'value') return false;
+  return true;
 }
 
 function idListJson(ids: readonly string[]): string {

@@ -9,8 +9,8 @@ interface Entry {
   readonly json: string;
 }
 
-/** A typical answer's size, used to turn the cache's byte budget into a count of conversations. */
-const TYPICAL_ENTRY_BYTES = 4096;
+/** An answer's size before any is cached, to turn the byte budget into a count of conversations. */
+const FIRST_GUESS_ENTRY_BYTES = 4096;
 
 /**
  * Serialized conversations, kept while they are still true. Stored records are immutable and
@@ -19,23 +19,20 @@ const TYPICAL_ENTRY_BYTES = 4096;
  * a few map lookups, far less than rendering and serializing again. Least recently used entries
  * go first once the cache holds `maxBytes` of JSON.
  *
- * A conversation enters the cache on its second read, not its first. An entry can only be hit if
- * the conversation is read again before about `maxBytes / TYPICAL_ENTRY_BYTES` other ones are, so
- * the cache remembers that many one-off reads (their ids only) and admits a conversation when it
- * comes back within them. Reads spread over more conversations than the cache holds (a scan, or a
- * large store read at random) would otherwise fill it with entries evicted before any reuse, and
- * that churn of large strings costs the garbage collector more than the cache saves.
+ * While there is room, every answer is kept. Once the cache is full, a new answer displaces
+ * others only if its conversation was read recently, within as many reads as the cache holds
+ * entries: an entry is hit only when its conversation comes back that soon, so reads spread over
+ * more conversations than fit (a scan, or a large store read at random) would otherwise evict
+ * every entry before its reuse, and that churn of large strings costs the garbage collector more
+ * than the cache saves. The recent reads are remembered by id only.
  */
 export class ConversationJsonCache {
   readonly #entries = new Map<string, Entry>();
-  /** Keys read once recently and not cached, oldest first. */
+  /** Keys read recently and not cached, oldest first. */
   readonly #seenOnce = new Set<string>();
-  readonly #maxSeenOnce: number;
   #bytes = 0;
 
-  constructor(private readonly maxBytes: number) {
-    this.#maxSeenOnce = Math.ceil(maxBytes / TYPICAL_ENTRY_BYTES);
-  }
+  constructor(private readonly maxBytes: number) {}
 
   get(view: ReadView, id: string, transferables: boolean): string | undefined {
     const key = `${transferables ? 't' : 'f'}${id}`;
@@ -59,7 +56,8 @@ export class ConversationJsonCache {
     const key = `${transferables ? 't' : 'f'}${conversation.id}`;
     const previous = this.#entries.get(key);
     if (previous) this.#remove(key, previous);
-    else if (!this.#admit(key)) return;
+    else if (this.#bytes + json.length > this.maxBytes && !this.#admit(key)) return;
+    this.#seenOnce.delete(key);
     this.#entries.set(key, {
       conversation,
       messages: conversation.messages.map((id) => view.get('messages', id) as object),
@@ -82,7 +80,10 @@ export class ConversationJsonCache {
 
   #rememberReadOnce(key: string): void {
     this.#seenOnce.add(key);
-    if (this.#seenOnce.size > this.#maxSeenOnce) this.#seenOnce.delete(this.#seenOnce.values().next().value!);
+    // As many as the cache holds entries, at the size of those it holds.
+    const entryBytes = this.#entries.size > 0 ? this.#bytes / this.#entries.size : FIRST_GUESS_ENTRY_BYTES;
+    const window = Math.max(1, Math.ceil(this.maxBytes / entryBytes));
+    while (this.#seenOnce.size > window) this.#seenOnce.delete(this.#seenOnce.values().next().value!);
   }
 
   #remove(key: string, entry: Entry): void {

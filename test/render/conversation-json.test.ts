@@ -61,6 +61,22 @@ const conversation: ConversationRecord = {
 // No optional field, every list empty.
 const { name: _name, ...minimal }: ConversationRecord = { ...conversationRecord('c-2'), type: 'UNKNOWN' };
 
+// Records only a hand-edited file can hold: the writer must still answer what the renderer does.
+const odd: MessageRecord[] = [
+  // Integer-like ids come first among an object's keys; `__proto__` is not a key at all.
+  { ...bare, id: 'b' },
+  { ...bare, id: '1' },
+  { ...bare, id: '__proto__' },
+  { ...bare, id: 'extra-keys', created: { value: '2026-01-01T00:00:00.000Z', zone: 'UTC' } as unknown as MessageRecord['created'] },
+  { ...bare, id: 'no-role', role: undefined as unknown as MessageRecord['role'] },
+];
+const oddConversations: ConversationRecord[] = [
+  { ...conversationRecord('c-3'), messages: ['b', '1'] },
+  { ...conversationRecord('c-4'), messages: ['b', '__proto__', 'b'] },
+  { ...conversationRecord('c-5'), messages: ['extra-keys', 'no-role'] },
+  { ...conversationRecord('c-6'), created: undefined as unknown as ConversationRecord['created'] },
+];
+
 describe('conversationJson', () => {
   it('writes exactly the text of JSON.stringify(renderConversation(...)), with and without transferables', async () => {
     const repository = createMemoryRepository();
@@ -69,10 +85,12 @@ describe('conversationJson', () => {
       tx.put('annotations', { id: 'a-1', type: 'SUMMARY', text: 'The user asked.', conversation: 'c-1', messages: ['m-full'], created: at('2026-01-01T00:00:03.000Z'), updated: at('2026-01-01T00:00:03.000Z') });
       tx.put('conversations', conversation);
       tx.put('conversations', minimal);
+      for (const message of odd) tx.put('messages', message);
+      for (const record of oddConversations) tx.put('conversations', record);
     });
 
     await repository.read((view) => {
-      for (const record of [conversation, minimal]) {
+      for (const record of [conversation, minimal, ...oddConversations]) {
         for (const transferables of [true, false]) {
           const written = conversationJson(view, record, { transferables });
           expect(written).toBe(JSON.stringify(renderConversation(view, record, { transferables })));
