@@ -152,8 +152,11 @@ function parseQuestion(tokens: readonly Token[], question: boolean): Shape | und
   if (WH.has(first.lower)) {
     start = 1;
     if (first.lower === 'how' && /^(long|much|many|often|big|fast|far|come)$/.test(tokens[1]?.lower ?? '')) start = 2;
-    // `how many attempts should I allow`: the counted noun belongs to the wh-phrase.
-    if (first.lower === 'how' && /^(much|many)$/.test(tokens[1]?.lower ?? '')) start = whPhraseEnd(tokens, start);
+    // `how many retries should I allow`: the counted noun belongs to the wh-phrase, whatever its tag.
+    const counted = tokens[2];
+    if (first.lower === 'how' && /^(much|many)$/.test(tokens[1]?.lower ?? '') && counted && /^[a-z]/i.test(counted.text) && !AUX.has(counted.lower)) {
+      start = whPhraseEnd(tokens, 3);
+    }
     if (/^(which|what|whose)$/.test(first.lower)) start = whPhraseEnd(tokens, start);
     wh = tokens.slice(0, start);
   }

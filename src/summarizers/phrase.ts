@@ -31,8 +31,9 @@ export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
     for (let i = 1; i < out.length - 1; i += 1) {
       const t = out[i]!;
       const next = out[i + 1];
-      // A list of imperatives: `use X, retry only Y, and send Z`.
-      if (t.text === ',' && next && next.pos === 'VERB' && isBaseVerb(next) && /^(DET|PRON|ADV|NUM|ADJ)$/.test(out[i + 2]?.pos ?? '')) {
+      // A list of imperatives, `use X, retry only Y, and send Z`, ends in a coordinated verb.
+      const listItem = t.text === ',' && next && next.pos === 'VERB' && isBaseVerb(next) && next.lower !== 'say';
+      if (listItem && /^(DET|PRON|ADV|NUM|ADJ)$/.test(out[i + 2]?.pos ?? '') && endsInCoordinatedVerb(out, i + 2)) {
         turn(i + 1);
         continue;
       }
@@ -44,6 +45,12 @@ export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
     }
   }
   return out;
+}
+
+/** Whether `and`/`or` followed by a verb comes at or after `from`. */
+function endsInCoordinatedVerb(tokens: readonly Token[], from: number): boolean {
+  for (let j = from; j < tokens.length - 1; j++) if (/^(and|or)$/.test(tokens[j]!.lower) && isBaseVerb(tokens[j + 1])) return true;
+  return false;
 }
 
 /**

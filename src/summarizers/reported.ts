@@ -24,7 +24,7 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
   const lead = (shape.kind === 'howTo' || shape.kind === 'question') && shape.lead ? `, ${clause(shape.lead)}` : '';
   switch (shape.kind) {
     case 'howTo':
-      return `asked ${text(shape.wh).toLowerCase()} to ${uninvertSecondQuestion(clause(shape.vp, true))}${lead}`;
+      return `asked ${text(lowerWh(shape.wh))} to ${uninvertSecondQuestion(clause(shape.vp, true))}${lead}`;
     case 'question':
       return `asked ${uninvertSecondQuestion(question(shape, role, names, shift))}${lead}`;
     case 'request':
@@ -115,8 +115,13 @@ function suggestion(
 
 type Question = Extract<Shape, { kind: 'question' }>;
 
+/** `How many AWS Lambda functions` → `how many AWS Lambda functions`: only the wh-word changes case. */
+function lowerWh(wh: readonly Token[]): Token[] {
+  return wh.map((t, i) => (i === 0 ? retext(t, t.lower) : t));
+}
+
 function question(q: Question, role: Role, names: Referents, shift: (t: readonly Token[]) => Token[]): string {
-  const wh = q.wh.length > 0 ? q.wh.map((t) => retext(t, t.lower)) : [word('whether')];
+  const wh = q.wh.length > 0 ? lowerWh(q.wh) : [word('whether')];
   const not = q.negated ? [word('not', 'PART')] : [];
   if (!q.aux) return text(glue(wh, shift(q.rest)));
   const aux = q.aux.lower;
@@ -234,7 +239,7 @@ function adviceTail(tokens: readonly Token[]): { end: number; start: number } | 
   for (let k = 1; k < tokens.length - 2; k++) {
     const start = tokens[k]!.text === ';' ? k + 1 : tokens[k]!.text === ',' && tokens[k + 1]?.lower === 'but' ? k + 2 : -1;
     const verb = tokens[start];
-    if (start > 0 && verb && /^[a-z]/.test(verb.text) && isBaseVerb(verb) && OBJECT_START.test(tokens[start + 1]?.pos ?? '')) {
+    if (start > 0 && verb && /^[a-z]/.test(verb.text) && isBaseVerb(verb) && !NOT_ADVICE.test(verb.lower) && OBJECT_START.test(tokens[start + 1]?.pos ?? '')) {
       return { end: k, start };
     }
   }
@@ -242,6 +247,8 @@ function adviceTail(tokens: readonly Token[]): { end: number; start: number } | 
 }
 
 const OBJECT_START = /^(DET|PRON|ADV|ADJ|NUM)$/;
+// Imperatives that permit, warn or remark rather than advise: `feel free to`, `expect some delay`.
+const NOT_ADVICE = /^(feel|expect|hope|note|mind|let|say|see|imagine|consider)$/;
 
 /** Joins tokens into text with tidy spacing. */
 function text(tokens: readonly Token[]): string {

@@ -60,11 +60,12 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
   const codeOnly = codeMessages(conversation, request).filter((m) => !m.sentences.some(eligible));
   const room = Math.max(0, budget - (opening ? 1 : 0) - codeOnly.length);
   const picked = pick(conversation, opening, request, room, eligible);
-  // What remains open: a last question nobody has answered is always reported, as such.
+  // What remains open: a last question nobody has answered is reported, as such, in place of the
+  // least central pick if need be (never the first answer's lead), unless it repeats the opening.
   const open = openQuestion(conversation, eligible);
-  if (open && open !== opening && !picked.includes(open)) {
-    if (picked.length >= room) picked.pop();
+  if (open && open !== opening && !picked.includes(open) && !(opening && overlap(opening, open) >= 0.5)) {
     if (picked.length < room) picked.push(open);
+    else if (picked.length >= 2) picked[picked.length - 1] = open;
   }
   const items: Item[] = [
     ...(opening ? [{ message: opening.message, order: opening.index, role: opening.role, sentence: opening }] : []),
@@ -110,13 +111,16 @@ function pick(
 
 /**
  * The user's question the conversation ends on: the last question of the last message, when that
- * message is the user's (a later answer, or anything the assistant says after it, closes it).
+ * message is the user's (any later reply, even a bare "Yes.", closes it). A tag question (`…,
+ * right?`) asks for no answer.
  */
 function openQuestion(conversation: Conversation, eligible: (s: Sentence) => boolean): Sentence | undefined {
-  const last = conversation.messages.findLast((m) => m.role !== 'SYSTEM' && (m.code.length > 0 || m.sentences.some(eligible)));
+  const last = conversation.messages.findLast((m) => m.role !== 'SYSTEM' && (m.code.length > 0 || m.sentences.length > 0));
   if (last?.role !== 'USER') return undefined;
-  return last.sentences.findLast((s) => s.question && eligible(s));
+  return last.sentences.findLast((s) => s.question && eligible(s) && !TAG_QUESTION.test(s.text));
 }
+
+const TAG_QUESTION = /,\s*(right|ok|okay|yes|no|correct|huh|isn't it|don't you think)\s*\?\s*$/i;
 
 /** The first user message with code, and the first answer with code after the request. */
 function codeMessages(conversation: Conversation, request: Request | undefined): AnalyzedMessage[] {
@@ -188,7 +192,7 @@ function render(
       continue;
     }
     const firstOfMessage = !previous || previous.message !== item.message;
-    let predicate = lowerCommonWord(predicateOf(item, conversation, request, names, firstOfMessage && hasCode), conversation);
+    let predicate = lowerCommonWord(predicateOf(item, conversation, request, names, firstOfMessage && hasCode), conversation, item.role);
     if (!/\s\S/.test(predicate)) continue; // Nothing left to report once rewritten.
     let note: string | undefined;
     if (hasCode) {
@@ -233,10 +237,11 @@ function predicateOf(
 
 /**
  * A sentence's capitalized first word, reported mid-sentence (`explained that Coroutines are …`),
- * keeps its capital only if it is a name. It is taken for a common word when the conversation
- * writes it in lower case elsewhere and never capitalized inside a sentence.
+ * keeps its capital only if it is a name. It is taken for a common word when the same speaker
+ * writes it in lower case elsewhere (users often type names in lower case; a speaker who
+ * capitalizes a name does so throughout) and nobody capitalizes it inside a sentence.
  */
-function lowerCommonWord(predicate: string, conversation: Conversation): string {
+function lowerCommonWord(predicate: string, conversation: Conversation, role: Role): string {
   const match = /^(\w+ (?:that|whether) )([A-Z][a-z]+)\b/.exec(predicate);
   if (!match) return predicate;
   const word = match[2]!;
@@ -245,7 +250,7 @@ function lowerCommonWord(predicate: string, conversation: Conversation): string 
   for (const sentence of conversation.sentences) {
     for (let i = 0; i < sentence.tokens.length; i++) {
       const text = sentence.tokens[i]!.text;
-      if (text === lower) seenLower = true;
+      if (text === lower) seenLower ||= sentence.role === role;
       else if (text === word && i > 0) return predicate;
     }
   }

@@ -190,6 +190,8 @@ describe('createExtractiveSummarizer: summaries', () => {
     );
     expect(summary).toContain('suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment');
     expect(summary).toContain('asked whether the idempotency key should be a UUID');
+    expect(await summarizer.summarize(chat(['USER', 'How many retries should I allow before giving up?']))).toMatch(/^The user asked how many retries they should allow/);
+    expect(await summarizer.summarize(chat(['USER', 'How many AWS Lambda functions should I create?']))).toMatch(/^The user asked how many AWS Lambda functions they should create/);
     expect(await summarizer.summarize(chat(['USER', 'How are coroutines different from threads, and when should I use Dispatchers.IO?']))).toMatch(
       /^The user asked how coroutines are different from threads, and when they should use Dispatchers\.IO/,
     );
@@ -209,16 +211,26 @@ describe('createExtractiveSummarizer: summaries', () => {
     );
     expect(summary).toContain('The assistant confirmed that a random UUID generated once per payment works well, and suggested storing it with the order.');
     expect(summary).toMatch(/The assistant (also )?suggested reusing a single client instead/);
+    const permission = await summarizer.summarize(chat(['USER', 'Is Postgres fine for this?'], ['ASSISTANT', 'Postgres handles this load well, but feel free to benchmark both.']));
+    expect(permission).not.toContain('feeling free');
+    const aside = await summarizer.summarize(chat(['USER', 'Where do I keep sessions?'], ['ASSISTANT', 'Keep them in a fast store, say a Redis instance, and set a short expiry.']));
+    expect(aside).not.toContain('saying');
+    expect(aside).toContain('setting a short expiry');
   });
 
   it('does not keep a sentence-initial capital in the middle of a reported sentence, unless it is a name', async () => {
     const summary = await summarizer.summarize(
       chat(
         ['USER', 'How are Kotlin coroutines different from threads?'],
-        ['ASSISTANT', 'Coroutines are lightweight tasks that the runtime schedules onto a small pool of threads.'],
+        ['ASSISTANT', 'Coroutines are lightweight tasks that the runtime schedules onto a small pool of threads. Many coroutines can share one thread.'],
       ),
     );
     expect(summary).toContain('explained that coroutines are lightweight tasks');
+    // The user types the name in lower case; the assistant, who capitalizes it, keeps it.
+    const redis = await summarizer.summarize(
+      chat(['USER', 'i use redis for sessions, is that a good idea?'], ['ASSISTANT', 'Redis keeps data in memory, so sessions are fast to read.']),
+    );
+    expect(redis).toContain('that Redis keeps data in memory');
     const names = await summarizer.summarize(
       chat(['USER', 'Why does my request work in Postman but not in the browser?'], ['ASSISTANT', 'Postman does not enforce CORS, but browsers do.']),
     );
@@ -237,6 +249,11 @@ describe('createExtractiveSummarizer: summaries', () => {
       { id: 'm10', role: 'ASSISTANT', text: 'Three to five attempts within about thirty seconds is a common budget.' },
     ]);
     expect(answered).not.toContain('still open');
+    // Even a bare "Yes." answers it, and a tag question asks for no answer.
+    const yes = await summarizer.summarize(chat(['USER', 'How do I undo a pushed commit?'], ['ASSISTANT', 'Use git revert, which adds a new commit.'], ['USER', 'Does that also work on a shared branch?'], ['ASSISTANT', 'Yes.']));
+    expect(yes).not.toContain('still open');
+    const tag = await summarizer.summarize(chat(['USER', 'How do I undo a pushed commit?'], ['ASSISTANT', 'Use git revert, which adds a new commit.'], ['USER', 'Thanks, that makes sense, right?']));
+    expect(tag).not.toContain('still open');
     // Thanks at the end close nothing, and leave nothing open.
     expect(await summarizer.summarize(retry)).not.toContain('still open');
   });
