@@ -107,9 +107,15 @@ function parseHowTo(tokens: readonly Token[]): Shape | undefined {
   if (first === 'which' || first === 'what') k = whPhraseEnd(tokens, k);
   const aux = tokens[k];
   if (!aux || !AUX.has(aux.lower) || /^(is|are|am|was|were|has|have|had)$/.test(aux.lower)) return undefined;
-  if (!/^(i|we|one)$/.test(tokens[k + 1]?.lower ?? '')) return undefined;
+  const subject = tokens[k + 1]?.lower ?? '';
+  // `How do you stop a container?` asks how one does it, unless it asks about the listener
+  // (`How do you feel`, `What do you think`).
+  const genericYou = subject === 'you' && first === 'how' && aux.lower === 'do' && !PERSONAL_VERBS.test(tokens[k + 2]?.lower ?? '');
+  if (!/^(i|we|one)$/.test(subject) && !genericYou) return undefined;
   return howTo(tokens.slice(0, k), k + 2);
 }
+
+const PERSONAL_VERBS = /^(like|feel|think|know|do|find|mean|want|say|spell|pronounce|usually|plan|manage|cope|deal|get|come|go|spend|keep|enjoy|prefer|rate|see|intend|expect|handle|remember|pay|travel|live)$/;
 
 /** Skips `need to`/`have to`/`go about` before a verb (`how do I need to V` = `how to V`). */
 /** End of `which library` / `what tool` in a question: up to three nominal words after the wh-word. */

@@ -191,6 +191,9 @@ describe('createExtractiveSummarizer: summaries', () => {
     expect(summary).toContain('suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment');
     expect(summary).toContain('asked whether the idempotency key should be a UUID');
     expect(await summarizer.summarize(chat(['USER', 'How many retries should I allow before giving up?']))).toMatch(/^The user asked how many retries they should allow/);
+    // A generic `you` asks how one does it.
+    expect(await summarizer.summarize(chat(['USER', 'How do you stop a Docker container gracefully?']))).toMatch(/^The user asked how to stop a Docker container gracefully/);
+    expect(await summarizer.title(chat(['USER', 'How do you stop a Docker container gracefully?']))).toBe('Stopping a Docker container gracefully');
     expect(await summarizer.summarize(chat(['USER', 'How many AWS Lambda functions should I create?']))).toMatch(/^The user asked how many AWS Lambda functions they should create/);
     expect(await summarizer.summarize(chat(['USER', 'How are coroutines different from threads, and when should I use Dispatchers.IO?']))).toMatch(
       /^The user asked how coroutines are different from threads, and when they should use Dispatchers\.IO/,
