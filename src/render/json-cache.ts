@@ -79,6 +79,8 @@ export class ConversationJsonCache {
   }
 
   #rememberReadOnce(key: string): void {
+    // Deleted first, so a key read again moves to the newest end.
+    this.#seenOnce.delete(key);
     this.#seenOnce.add(key);
     // As many as the cache holds entries, at the size of those it holds.
     const entryBytes = this.#entries.size > 0 ? this.#bytes / this.#entries.size : FIRST_GUESS_ENTRY_BYTES;
