@@ -1,6 +1,6 @@
 /**
  * One benchmark subject in its own process, so its memory and CPU are its own. Modes:
- *   serve <journal|naive> <file>            serve the store over HTTP; print {port, openMs, rss}
+ *   serve <journal|naive> <file> <ids>      serve the store over HTTP; print {port, openMs, rss, bodyBytes}
  *   inprocess <journal|naive> <file> <ids>  run link mutations in-process; print their figures
  */
 import { readFile } from 'node:fs/promises';

@@ -9,7 +9,9 @@
  * every subject is measured once per round, rounds alternate between subjects, and each figure is
  * the median over the rounds. Ratios between sizes then compare measurements taken seconds apart.
  *
- * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement.
+ * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
+ * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
+ * cache size (`conversationJsonCacheBytes`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -26,6 +26,14 @@ export function isBaseVerb(t: Token | undefined): boolean {
   return t.pos === 'VERB' && t.lower === t.lemma;
 }
 
+/**
+ * Whether the token can begin what follows an imperative verb (`store it`, `reuse a client`,
+ * `retry only …`): it tells a verb starting a clause from a noun that could be one.
+ */
+export function startsVerbObject(t: Token | undefined): boolean {
+  return !!t && /^(DET|PRON|ADV|ADJ|NUM)$/.test(t.pos);
+}
+
 const NOT_VERB_POS = /^(DET|PRON|ADP|NUM|PUNCT|CCONJ|SCONJ|AUX|PART)$/;
 
 /**

@@ -1,4 +1,4 @@
-import { isBaseVerb } from './grammar.js';
+import { isBaseVerb, startsVerbObject } from './grammar.js';
 import { gerund, isInflectable } from './inflect.js';
 import { LOWERCASE_BRANDS, VERBS } from './lexicon.js';
 import { isWordy, retext, type Token } from './tokens.js';
@@ -33,7 +33,7 @@ export function gerundize(vp: readonly Token[], coordinated = false): Token[] {
       const next = out[i + 1];
       // A list of imperatives, `use X, retry only Y, and send Z`, ends in a coordinated verb.
       const listItem = t.text === ',' && next && next.pos === 'VERB' && isBaseVerb(next) && next.lower !== 'say';
-      if (listItem && /^(DET|PRON|ADV|NUM|ADJ)$/.test(out[i + 2]?.pos ?? '') && endsInCoordinatedVerb(out, i + 2)) {
+      if (listItem && startsVerbObject(out[i + 2]) && endsInCoordinatedVerb(out, i + 2)) {
         turn(i + 1);
         continue;
       }

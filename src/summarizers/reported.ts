@@ -1,5 +1,5 @@
 import type { Shape } from './clause.js';
-import { isBaseVerb } from './grammar.js';
+import { isBaseVerb, startsVerbObject } from './grammar.js';
 import type { Role } from './conversation.js';
 import { gerund, past, thirdPerson } from './inflect.js';
 import { DO_FORMS, PROBLEM_WORDS } from './lexicon.js';
@@ -239,14 +239,13 @@ function adviceTail(tokens: readonly Token[]): { end: number; start: number } | 
   for (let k = 1; k < tokens.length - 2; k++) {
     const start = tokens[k]!.text === ';' ? k + 1 : tokens[k]!.text === ',' && tokens[k + 1]?.lower === 'but' ? k + 2 : -1;
     const verb = tokens[start];
-    if (start > 0 && verb && /^[a-z]/.test(verb.text) && isBaseVerb(verb) && !NOT_ADVICE.test(verb.lower) && OBJECT_START.test(tokens[start + 1]?.pos ?? '')) {
+    if (start > 0 && verb && /^[a-z]/.test(verb.text) && isBaseVerb(verb) && !NOT_ADVICE.test(verb.lower) && startsVerbObject(tokens[start + 1])) {
       return { end: k, start };
     }
   }
   return undefined;
 }
 
-const OBJECT_START = /^(DET|PRON|ADV|ADJ|NUM)$/;
 // Imperatives that permit, warn or remark rather than advise: `feel free to`, `expect some delay`.
 const NOT_ADVICE = /^(feel|expect|hope|note|mind|let|say|see|imagine|consider)$/;
 

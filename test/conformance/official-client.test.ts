@@ -463,23 +463,42 @@ describe('the official client against the example server', () => {
       return ids(list(await api.conversation.conversationGetSpecificConversation({ conversation: conversationId })));
     }
 
+    /**
+     * Associates, checks both records list each other, disassociates, checks neither does, and
+     * associates again for the tests that follow.
+     */
+    async function expectBothSidesFollow(
+      target: string,
+      link: {
+        associate: () => Promise<unknown>;
+        disassociate: () => Promise<unknown>;
+        conversationList: (conversation: Conversation) => { iterable?: { id: string }[] } | undefined;
+        /** The target's `conversations` ids, read back through the client. */
+        targetSide: () => Promise<string[]>;
+      },
+    ) {
+      await link.associate();
+      expect(await conversationSide(link.conversationList)).toContain(target);
+      expect(await link.targetSide()).toContain(conversationId);
+
+      await link.disassociate();
+      expect(await conversationSide(link.conversationList)).not.toContain(target);
+      expect(await link.targetSide()).not.toContain(conversationId);
+
+      await link.associate();
+    }
+
     it('anchors: conversationAssociateAnchor / conversationDisassociateAnchor update both records', async () => {
       const anchor = await api.anchors.anchorsCreateNewAnchor({
         seededAnchor: { type: 'FILE', fullpath: '/home/me/project/src/index.ts' },
       });
       expect(anchor.type).toBe('FILE');
-      const anchorSide = async () =>
-        ids((await api.anchors.anchorsSnapshot()).iterable.find((other) => other.id === anchor.id)?.conversations);
-
-      await api.conversation.conversationAssociateAnchor({ conversation: conversationId, anchor: anchor.id });
-      expect(await conversationSide((c) => c.anchors)).toContain(anchor.id);
-      expect(await anchorSide()).toContain(conversationId);
-
-      await api.conversation.conversationDisassociateAnchor({ conversation: conversationId, anchor: anchor.id });
-      expect(await conversationSide((c) => c.anchors)).not.toContain(anchor.id);
-      expect(await anchorSide()).not.toContain(conversationId);
-
-      await api.conversation.conversationAssociateAnchor({ conversation: conversationId, anchor: anchor.id });
+      await expectBothSidesFollow(anchor.id, {
+        associate: () => api.conversation.conversationAssociateAnchor({ conversation: conversationId, anchor: anchor.id }),
+        disassociate: () => api.conversation.conversationDisassociateAnchor({ conversation: conversationId, anchor: anchor.id }),
+        conversationList: (c) => c.anchors,
+        targetSide: async () => ids((await api.anchors.anchorsSnapshot()).iterable.find((other) => other.id === anchor.id)?.conversations),
+      });
       linked.anchor = anchor.id;
     });
 
@@ -502,18 +521,12 @@ describe('the official client against the example server', () => {
     it('assets: conversationAssociateAsset / conversationDisassociateAsset update both records', async () => {
       const asset = clientAsset!;
       expect(asset, 'the asset created through the client above').toBeDefined();
-      const assetSide = async () =>
-        ids((await api.assets.assetsSnapshot()).iterable.find((other) => other.id === asset)?.conversations);
-
-      await api.conversation.conversationAssociateAsset({ conversation: conversationId, asset });
-      expect(await conversationSide((c) => c.assets)).toContain(asset);
-      expect(await assetSide()).toContain(conversationId);
-
-      await api.conversation.conversationDisassociateAsset({ conversation: conversationId, asset });
-      expect(await conversationSide((c) => c.assets)).not.toContain(asset);
-      expect(await assetSide()).not.toContain(conversationId);
-
-      await api.conversation.conversationAssociateAsset({ conversation: conversationId, asset });
+      await expectBothSidesFollow(asset, {
+        associate: () => api.conversation.conversationAssociateAsset({ conversation: conversationId, asset }),
+        disassociate: () => api.conversation.conversationDisassociateAsset({ conversation: conversationId, asset }),
+        conversationList: (c) => c.assets,
+        targetSide: async () => ids((await api.assets.assetsSnapshot()).iterable.find((other) => other.id === asset)?.conversations),
+      });
       linked.asset = asset;
     });
 
@@ -522,18 +535,12 @@ describe('the official client against the example server', () => {
         seededWebsite: { url: 'https://nodejs.org/api/fs.html', name: 'File system | Node.js' },
       });
       expect(website.url).toBe('https://nodejs.org/api/fs.html');
-      const websiteSide = async () =>
-        ids((await api.websites.websitesSnapshot()).iterable.find((other) => other.id === website.id)?.conversations);
-
-      await api.conversation.conversationAssociateWebsite({ conversation: conversationId, website: website.id });
-      expect(await conversationSide((c) => c.websites)).toContain(website.id);
-      expect(await websiteSide()).toContain(conversationId);
-
-      await api.conversation.conversationDisassociateWebsite({ conversation: conversationId, website: website.id });
-      expect(await conversationSide((c) => c.websites)).not.toContain(website.id);
-      expect(await websiteSide()).not.toContain(conversationId);
-
-      await api.conversation.conversationAssociateWebsite({ conversation: conversationId, website: website.id });
+      await expectBothSidesFollow(website.id, {
+        associate: () => api.conversation.conversationAssociateWebsite({ conversation: conversationId, website: website.id }),
+        disassociate: () => api.conversation.conversationDisassociateWebsite({ conversation: conversationId, website: website.id }),
+        conversationList: (c) => c.websites,
+        targetSide: async () => ids((await api.websites.websitesSnapshot()).iterable.find((other) => other.id === website.id)?.conversations),
+      });
       linked.website = website.id;
     });
 
@@ -553,21 +560,13 @@ describe('the official client against the example server', () => {
         },
       });
       expect(summary.name).toBe('Morning: JSON persistence');
-      const summarySide = async () =>
-        ids(
-          (await api.workstreamSummaries.workstreamSummariesSnapshot()).iterable.find((other) => other.id === summary.id)
-            ?.conversations,
-        );
-
-      await api.conversation.conversationAssociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id });
-      expect(await conversationSide((c) => c.summaries)).toContain(summary.id);
-      expect(await summarySide()).toContain(conversationId);
-
-      await api.conversation.conversationDisassociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id });
-      expect(await conversationSide((c) => c.summaries)).not.toContain(summary.id);
-      expect(await summarySide()).not.toContain(conversationId);
-
-      await api.conversation.conversationAssociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id });
+      await expectBothSidesFollow(summary.id, {
+        associate: () => api.conversation.conversationAssociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id }),
+        disassociate: () => api.conversation.conversationDisassociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id }),
+        conversationList: (c) => c.summaries,
+        targetSide: async () =>
+          ids((await api.workstreamSummaries.workstreamSummariesSnapshot()).iterable.find((other) => other.id === summary.id)?.conversations),
+      });
       linked.workstreamSummary = summary.id;
     });
 
@@ -576,18 +575,12 @@ describe('the official client against the example server', () => {
         seededRange: { from: at('2026-01-01T08:00:00.000Z'), to: at('2026-01-01T12:00:00.000Z'), between: true },
       });
       expect(range.id).toEqual(expect.any(String));
-      const rangeSide = async () =>
-        ids((await api.ranges.rangesSnapshot()).iterable.find((other) => other.id === range.id)?.conversations);
-
-      await api.conversation.conversationAssociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id });
-      expect(await conversationSide((c) => c.grounding?.temporal?.workstreams)).toContain(range.id);
-      expect(await rangeSide()).toContain(conversationId);
-
-      await api.conversation.conversationDisassociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id });
-      expect(await conversationSide((c) => c.grounding?.temporal?.workstreams)).not.toContain(range.id);
-      expect(await rangeSide()).not.toContain(conversationId);
-
-      await api.conversation.conversationAssociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id });
+      await expectBothSidesFollow(range.id, {
+        associate: () => api.conversation.conversationAssociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id }),
+        disassociate: () => api.conversation.conversationDisassociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id }),
+        conversationList: (c) => c.grounding?.temporal?.workstreams,
+        targetSide: async () => ids((await api.ranges.rangesSnapshot()).iterable.find((other) => other.id === range.id)?.conversations),
+      });
       linked.range = range.id;
     });
 

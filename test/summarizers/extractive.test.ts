@@ -96,6 +96,8 @@ describe('createExtractiveSummarizer: titles', () => {
       chat(['USER', 'How do I make my TypeScript service retry a flaky payment API?'], ['ASSISTANT', 'Use exponential backoff with full jitter.']),
     );
     expect(title).toBe('Retrying a flaky payment API');
+    // A generic `you` asks how one does it.
+    expect(await summarizer.title(chat(['USER', 'How do you stop a Docker container gracefully?']))).toBe('Stopping a Docker container gracefully');
   });
 
   it('keeps every title between 2 and 8 words, without trailing punctuation or code', async () => {
@@ -193,7 +195,6 @@ describe('createExtractiveSummarizer: summaries', () => {
     expect(await summarizer.summarize(chat(['USER', 'How many retries should I allow before giving up?']))).toMatch(/^The user asked how many retries they should allow/);
     // A generic `you` asks how one does it.
     expect(await summarizer.summarize(chat(['USER', 'How do you stop a Docker container gracefully?']))).toMatch(/^The user asked how to stop a Docker container gracefully/);
-    expect(await summarizer.title(chat(['USER', 'How do you stop a Docker container gracefully?']))).toBe('Stopping a Docker container gracefully');
     expect(await summarizer.summarize(chat(['USER', 'How many AWS Lambda functions should I create?']))).toMatch(/^The user asked how many AWS Lambda functions they should create/);
     expect(await summarizer.summarize(chat(['USER', 'How are coroutines different from threads, and when should I use Dispatchers.IO?']))).toMatch(
       /^The user asked how coroutines are different from threads, and when they should use Dispatchers\.IO/,
