@@ -13,8 +13,12 @@ export type ErrorCode =
   | 'FORBIDDEN'
   /** The record exists but has nothing the operation can work on (no text to name or summarize). */
   | 'UNPROCESSABLE'
-  /** The request body is larger than the service accepts. */
-  | 'PAYLOAD_TOO_LARGE';
+  /** The input is larger than the service accepts: a body, a list or a text over its limit. */
+  | 'PAYLOAD_TOO_LARGE'
+  /** The request lacks the token the service requires (HTTP only). */
+  | 'UNAUTHORIZED'
+  /** The request body is not JSON (HTTP only). */
+  | 'UNSUPPORTED_MEDIA_TYPE';
 
 /** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
 export interface InputIssue {
@@ -32,6 +36,8 @@ export interface ServiceErrorDetails {
   readonly issues?: readonly InputIssue[];
   /** For conflicts: the id of the record that already exists. */
   readonly existingId?: string;
+  /** For limits: the most the service accepts. */
+  readonly limit?: number;
 }
 
 const BRAND = Symbol.for('conversation-model-service.error');

@@ -1,5 +1,7 @@
 export { createService, type Service, type ServiceOptions, type LinkMethods } from './service.js';
-export type { ReadOptions } from './operations/context.js';
+export type { ListOptions, ReadOptions } from './operations/context.js';
+export { LIMITS } from './limits.js';
+export type { JsonValue } from './schemas/json.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
 export { LLM_USAGES, isLlm } from './operations/models.js';
 export { ServiceError, isServiceError, type ErrorCode, type InputIssue, type ServiceErrorDetails } from './errors.js';

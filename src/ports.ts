@@ -68,6 +68,12 @@ export interface SummarizerModelInfo {
 export interface Summarizer {
   /** The model record that stands for this summarizer in the snapshot. */
   readonly model: SummarizerModelInfo;
+  /**
+   * The most characters of message text this summarizer reads at once. A longer conversation is
+   * cut before it gets here: its first request and latest messages are kept, the middle left
+   * out. Default: 100,000.
+   */
+  readonly maxInputChars?: number;
   /** A short title (a few words, no trailing period) for the conversation made of `messages`. */
   title(messages: readonly SummarizerMessage[]): Promise<string>;
   /** A few sentences that summarize `messages` from an observer's point of view. */

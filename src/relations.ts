@@ -45,84 +45,129 @@ const idsOf = (record: Fields, end: RelationEnd): string[] => {
   return typeof value === 'string' ? [value] : [];
 };
 
-/** The record with `end.field` no longer naming `id`. */
-function without(record: Fields, end: RelationEnd, id: string): Fields {
-  if (end.many) return { ...record, [end.field]: idsOf(record, end).filter((other) => other !== id) };
-  const { [end.field]: _removed, ...rest } = record;
-  return rest;
-}
-
-/** The record with `end.field` naming `id` (once). */
-function withId(record: Fields, end: RelationEnd, id: string): Fields {
-  if (!end.many) return { ...record, [end.field]: id };
-  const ids = idsOf(record, end);
-  return ids.includes(id) ? record : { ...record, [end.field]: [...ids, id] };
-}
-
 /**
  * Links two records through `relation` (`aId` on side a, `bId` on side b), updating both records.
  * Linking twice changes nothing the second time. Returns false when nothing changed.
  */
 export function link(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
-  return setLink(tx, relation, aId, bId, updated, withId);
+  return linkMany(tx, relation, 'a', aId, [bId], updated);
+}
+
+/**
+ * Links the record `id`, on `side` of `relation`, to every record of `otherIds` on the other side.
+ * The record `id` is rewritten once with all of them and each other record once, so linking n
+ * records costs O(n), not O(n²). Ids already linked, repeated, or naming no record are skipped.
+ * Returns false when nothing changed.
+ */
+export function linkMany(
+  tx: Transaction,
+  relation: Relation,
+  side: 'a' | 'b',
+  id: string,
+  otherIds: readonly string[],
+  updated: object,
+): boolean {
+  const [near, far] = side === 'a' ? [relation.a, relation.b] : [relation.b, relation.a];
+  const record = tx.get(near.collection, id) as Fields | undefined;
+  const named = new Set(record ? idsOf(record, near) : []);
+  const added: string[] = [];
+  let changed = false;
+  for (const otherId of otherIds) {
+    const other = tx.get(far.collection, otherId) as Fields | undefined;
+    if (!other) continue;
+    if (!idsOf(other, far).includes(id)) {
+      tx.put(far.collection, { ...withIds(other, far, [id]), updated } as never);
+      changed = true;
+    }
+    if (!named.has(otherId)) {
+      named.add(otherId);
+      added.push(otherId);
+    }
+  }
+  if (record && added.length > 0) {
+    tx.put(near.collection, { ...withIds(record, near, added), updated } as never);
+    changed = true;
+  }
+  return changed;
 }
 
 /** Unlinks two records through `relation`, updating both. Unlinking twice is harmless. */
 export function unlink(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
-  return setLink(tx, relation, aId, bId, updated, without);
-}
-
-function setLink(
-  tx: Transaction,
-  relation: Relation,
-  aId: string,
-  bId: string,
-  updated: object,
-  change: (record: Fields, end: RelationEnd, id: string) => Fields,
-): boolean {
   let changed = false;
   for (const [end, id, otherId] of [
     [relation.a, aId, bId],
     [relation.b, bId, aId],
   ] as const) {
     const record = tx.get(end.collection, id) as Fields | undefined;
-    if (!record) continue;
-    const next = change(record, end, otherId);
-    if (next === record || sameIds(record, next, end)) continue;
-    tx.put(end.collection, { ...next, updated } as never);
+    if (!record || !idsOf(record, end).includes(otherId)) continue;
+    tx.put(end.collection, { ...without(record, end, new Set([otherId])), updated } as never);
     changed = true;
   }
   return changed;
 }
 
-const sameIds = (before: Fields, after: Fields, end: RelationEnd): boolean => {
-  const a = idsOf(before, end);
-  const b = idsOf(after, end);
-  return a.length === b.length && a.every((id, i) => id === b[i]);
-};
+/** The record with `end.field` also naming `ids`, which it does not name yet (a one-end field names the last). */
+function withIds(record: Fields, end: RelationEnd, ids: readonly string[]): Fields {
+  if (!end.many) return { ...record, [end.field]: ids.at(-1) };
+  return { ...record, [end.field]: [...idsOf(record, end), ...ids] };
+}
+
+/** The record with `end.field` no longer naming any of `ids`. */
+function without(record: Fields, end: RelationEnd, ids: ReadonlySet<string>): Fields {
+  if (end.many) return { ...record, [end.field]: idsOf(record, end).filter((other) => !ids.has(other)) };
+  const { [end.field]: _removed, ...rest } = record;
+  return rest;
+}
 
 /**
  * Deletes a record and keeps every relation whole: records that named it stop naming it, and
- * records it owns (a conversation's messages and annotations) are deleted the same way.
+ * records it owns (a conversation's messages and annotations) are deleted the same way. Each
+ * record that survives is rewritten once, however many of the deleted records it named, and
+ * records deleted together are never rewritten, so deleting n records costs O(n).
  */
 export function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): void {
-  const record = tx.get(collection, id) as Fields | undefined;
-  if (!record) return;
-  tx.delete(collection, id);
-  for (const relation of RELATIONS) {
-    for (const [end, other] of [
-      [relation.a, relation.b],
-      [relation.b, relation.a],
-    ] as const) {
-      if (end.collection !== collection) continue;
-      for (const otherId of idsOf(record, end)) {
-        if (relation.owned && end === relation.a) {
-          deleteRecord(tx, other.collection, otherId, updated);
-          continue;
-        }
-        const otherRecord = tx.get(other.collection, otherId) as Fields | undefined;
-        if (otherRecord) tx.put(other.collection, { ...without(otherRecord, other, id), updated } as never);
+  const doomed = new Map<string, { collection: CollectionName; record: Fields }>();
+  const key = (c: CollectionName, i: string) => `${c}\u0000${i}`;
+  // The record and, recursively, what it owns.
+  const pending: [CollectionName, string][] = [[collection, id]];
+  while (pending.length > 0) {
+    const [c, i] = pending.pop()!;
+    const record = tx.get(c, i) as Fields | undefined;
+    if (!record || doomed.has(key(c, i))) continue;
+    doomed.set(key(c, i), { collection: c, record });
+    for (const relation of RELATIONS) {
+      if (relation.owned && relation.a.collection === c) {
+        for (const owned of idsOf(record, relation.a)) pending.push([relation.b.collection, owned]);
       }
     }
+  }
+  // What each surviving record must stop naming, by record and field.
+  const removals = new Map<string, { collection: CollectionName; id: string; ends: Map<RelationEnd, Set<string>> }>();
+  for (const { collection: c, record } of doomed.values()) {
+    const recordId = record.id as string;
+    for (const relation of RELATIONS) {
+      for (const [end, other] of [
+        [relation.a, relation.b],
+        [relation.b, relation.a],
+      ] as const) {
+        if (end.collection !== c) continue;
+        for (const otherId of idsOf(record, end)) {
+          if (doomed.has(key(other.collection, otherId))) continue;
+          const k = key(other.collection, otherId);
+          let entry = removals.get(k);
+          if (!entry) removals.set(k, (entry = { collection: other.collection, id: otherId, ends: new Map() }));
+          let ids = entry.ends.get(other);
+          if (!ids) entry.ends.set(other, (ids = new Set()));
+          ids.add(recordId);
+        }
+      }
+    }
+  }
+  for (const { collection: c, record } of doomed.values()) tx.delete(c, record.id as string);
+  for (const { collection: c, id: otherId, ends } of removals.values()) {
+    let record = tx.get(c, otherId) as Fields | undefined;
+    if (!record) continue;
+    for (const [end, ids] of ends) record = without(record, end, ids);
+    tx.put(c, { ...record, updated } as never);
   }
 }

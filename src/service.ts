@@ -3,7 +3,7 @@ import path from 'node:path';
 import { LINK_KINDS, type LinkKind } from './links.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
 import { ConversationJsonCache } from './render/json-cache.js';
-import type { OperationContext, ReadOptions } from './operations/context.js';
+import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
 import * as conversations from './operations/conversations.js';
 import * as links from './operations/links.js';
 import * as models from './operations/models.js';
@@ -68,7 +68,7 @@ export interface Service extends LinkMethods {
   getConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
   /** The same answer as `getConversation`, serialized as JSON: what transports send. Cached while unchanged. */
   getConversationJson(conversation: string, options?: ReadOptions): Promise<string>;
-  listConversationMessages(conversation: string, options?: ReadOptions): Promise<ConversationMessages>;
+  listConversationMessages(conversation: string, options?: ListOptions): Promise<ConversationMessages>;
   renameConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
   summarizeConversation(conversation: string, input?: unknown): Promise<ConversationSummarizeOutput>;
   updateConversation(conversation: unknown, options?: ReadOptions): Promise<Conversation>;
@@ -84,27 +84,27 @@ export interface Service extends LinkMethods {
   unloadModels(): Promise<void>;
   // What the spec's operations act on
   createConversation(seed: unknown, options?: ReadOptions): Promise<Conversation>;
-  listConversations(options?: ReadOptions): Promise<ListOf<Conversation>>;
+  listConversations(options?: ListOptions): Promise<ListOf<Conversation>>;
   deleteConversation(conversation: string): Promise<void>;
   createMessage(seed: unknown, options?: ReadOptions): Promise<ConversationMessage>;
   deleteMessage(message: string): Promise<void>;
   createAnchor(seed: unknown): Promise<Anchor>;
-  listAnchors(): Promise<ListOf<Anchor>>;
+  listAnchors(options?: ListOptions): Promise<ListOf<Anchor>>;
   deleteAnchor(anchor: string): Promise<void>;
   createAsset(seed: unknown, options?: ReadOptions): Promise<Asset>;
-  listAssets(options?: ReadOptions): Promise<ListOf<Asset>>;
+  listAssets(options?: ListOptions): Promise<ListOf<Asset>>;
   deleteAsset(asset: string): Promise<void>;
   createWebsite(seed: unknown): Promise<Website>;
-  listWebsites(): Promise<ListOf<Website>>;
+  listWebsites(options?: ListOptions): Promise<ListOf<Website>>;
   deleteWebsite(website: string): Promise<void>;
   createRange(seed: unknown): Promise<Range>;
-  listRanges(): Promise<ListOf<Range>>;
+  listRanges(options?: ListOptions): Promise<ListOf<Range>>;
   deleteRange(range: string): Promise<void>;
   createWorkstreamSummary(seed: unknown): Promise<WorkstreamSummary>;
-  listWorkstreamSummaries(): Promise<ListOf<WorkstreamSummary>>;
+  listWorkstreamSummaries(options?: ListOptions): Promise<ListOf<WorkstreamSummary>>;
   deleteWorkstreamSummary(summary: string): Promise<void>;
   createAnnotation(seed: unknown): Promise<Annotation>;
-  listAnnotations(): Promise<ListOf<Annotation>>;
+  listAnnotations(options?: ListOptions): Promise<ListOf<Annotation>>;
   deleteAnnotation(annotation: string): Promise<void>;
   /** Finishes pending writes and releases the data folder. */
   close(): Promise<void>;
@@ -135,7 +135,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
   const records = <T>(kind: RecordKindName) => ({
     create: (seed: unknown, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
-    list: (read?: ReadOptions) => listRecords(ctx, kind, read) as Promise<ListOf<T>>,
+    list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,
     delete: (id: string) => deleteRecordOfKind(ctx, kind, id),
   });
   const anchors = records<Anchor>('anchors');

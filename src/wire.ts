@@ -42,7 +42,10 @@ export interface ConversationMessage {
 
 export interface ConversationMessages {
   iterable: ConversationMessage[];
+  /** Each message's position in the conversation (the whole conversation, not this page). */
   indices: Record<string, number>;
+  /** When the conversation goes on past this page: the `offset` of the next page. */
+  next?: number;
 }
 
 export interface Annotation {
@@ -158,9 +161,11 @@ export interface Range {
 
 export type Model = ModelRecord;
 
-/** A snapshot of a collection: `{ iterable: [...] }`. */
+/** A snapshot of a collection, or one page of it: `{ iterable: [...] }`. */
 export interface ListOf<T> {
   iterable: T[];
+  /** When the list goes on past this page: the `offset` of the next page. */
+  next?: number;
 }
 
 export interface ConversationSummarizeOutput {

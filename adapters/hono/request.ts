@@ -1,13 +1,35 @@
-import type { Context } from 'hono';
-import { ServiceError } from '../../src/index.js';
+import type { Context, MiddlewareHandler } from 'hono';
+import { ServiceError, type ListOptions } from '../../src/index.js';
+import type { RouterEnv } from './errors.js';
+
+/**
+ * Reads every POST body (within the body limit) before the route runs, so a body sent to a route
+ * that takes none is read and discarded rather than left on the connection, where it would break
+ * the next request. A Content-Type, when sent, must be JSON: that refuses what an HTML form can
+ * send (form-urlencoded, multipart, text/plain) even before the origin checks.
+ */
+export const readPostBody: MiddlewareHandler<RouterEnv> = async (c, next) => {
+  const type = c.req.header('content-type');
+  if (type !== undefined && !isJson(type)) {
+    throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be JSON (Content-Type: application/json), not "${type}".`);
+  }
+  // Cached by Hono: the route's own read gets the same text.
+  c.set('body', await c.req.text());
+  await next();
+};
+
+const isJson = (type: string) => /^application\/json\s*(?:;|$)/i.test(type.trim());
 
 /**
  * The JSON body, or undefined when it is empty: the official client sends `Content-Type:
  * application/json` with an empty body when the caller passes no input, which means "no input".
  */
-export async function readJsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+export function readJsonBody(c: Context<RouterEnv>): unknown {
+  const text = c.get('body') ?? '';
   if (text.trim() === '') return undefined;
+  if (c.req.header('content-type') === undefined) {
+    throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'A request body needs "Content-Type: application/json".');
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -26,6 +48,22 @@ export function readTransferables(c: Context): { transferables?: boolean } {
   throw new ServiceError('INVALID_INPUT', `Query parameter "transferables" must be true or false, not "${value}".`, {
     issues: [{ path: ['transferables'], message: 'must be true or false' }],
   });
+}
+
+/** `transferables`, `limit` and `offset` of a list route; the service validates the numbers. */
+export function readListOptions(c: Context): ListOptions {
+  const options: { transferables?: boolean; limit?: number; offset?: number } = readTransferables(c);
+  for (const name of ['limit', 'offset'] as const) {
+    const value = c.req.query(name);
+    if (value === undefined) continue;
+    if (!/^\d{1,9}$/.test(value)) {
+      throw new ServiceError('INVALID_INPUT', `Query parameter "${name}" must be a whole number, not "${value.slice(0, 40)}".`, {
+        issues: [{ path: [name], message: 'must be a whole number' }],
+      });
+    }
+    options[name] = Number(value);
+  }
+  return options;
 }
 
 /** A path parameter, decoded (the client percent-encodes ids). */

@@ -1,16 +1,30 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { LINK_KINDS, ServiceError, type LinkKind, type Service } from '../../src/index.js';
+import { LINK_KINDS, ServiceError, type LinkKind, type ListOf, type Service } from '../../src/index.js';
 import { errorResponse, onError, type RouterEnv } from './errors.js';
-import { param, readJsonBody, readTransferables } from './request.js';
+import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
 import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
+import { webOriginGuards, type WebOriginOptions } from './web-origin.js';
 
-export interface HonoRouterOptions {
+export interface HonoRouterOptions extends WebOriginOptions {
   /** Largest request body accepted, in bytes; larger ones answer 413. Default: 10 MiB. */
   readonly maxBodyBytes?: number;
 }
 
 const noContent = (c: Context) => c.body(null, 204);
+
+/**
+ * A page of a list: the body as the service answers it, and, when there is more, a `Link` header
+ * to the next page (RFC 8288), which clients that only parse the body's known fields can still read.
+ */
+function page(c: Context, list: ListOf<unknown>): Response {
+  if (list.next !== undefined) {
+    const url = new URL(c.req.url);
+    url.searchParams.set('offset', String(list.next));
+    c.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
+  }
+  return c.json(list);
+}
 
 /**
  * A Hono app with every route of the service at the API's paths. Mount it with `app.route(prefix,
@@ -20,25 +34,29 @@ const noContent = (c: Context) => c.body(null, 204);
 export function createHonoRouter(service: Service, options: HonoRouterOptions = {}): Hono<RouterEnv> {
   const app = new Hono<RouterEnv>();
   app.onError(onError);
+  // Before anything else: who is asking (host, origin, token).
+  app.use('*', ...webOriginGuards(options));
   // POST only: reading `c.req.raw.body` on a GET makes @hono/node-server build a full Request,
   // which doubles the cost of a small read.
+  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   app.post(
     '*',
     bodyLimit({
-      maxSize: options.maxBodyBytes ?? 10 * 1024 * 1024,
+      maxSize: maxBodyBytes,
       onError: (c) =>
-        errorResponse(c, new ServiceError('PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts.')),
+        errorResponse(c, new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBodyBytes} bytes).`, { limit: maxBodyBytes })),
     }),
+    readPostBody,
   );
 
   // Conversations
-  app.post('/conversations/create', async (c) => c.json(await service.createConversation(await readJsonBody(c), readTransferables(c))));
-  app.get('/conversations', async (c) => c.json(await service.listConversations(readTransferables(c))));
+  app.post('/conversations/create', async (c) => c.json(await service.createConversation(readJsonBody(c), readTransferables(c))));
+  app.get('/conversations', async (c) => page(c, await service.listConversations(readListOptions(c))));
   app.post('/conversations/:conversation/delete', async (c) => {
     await service.deleteConversation(param(c, 'conversation'));
     return noContent(c);
   });
-  app.post('/conversation/update', async (c) => c.json(await service.updateConversation(await readJsonBody(c), readTransferables(c))));
+  app.post('/conversation/update', async (c) => c.json(await service.updateConversation(readJsonBody(c), readTransferables(c))));
   app.get('/conversation/:conversation', async (c) => {
     // The spec declares 410 for an unknown conversation on this route alone.
     c.set('statusOverrides', { NOT_FOUND: 410 });
@@ -46,16 +64,16 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     return c.body(json, 200, { 'Content-Type': 'application/json' });
   });
   app.get('/conversation/:conversation/messages', async (c) =>
-    c.json(await service.listConversationMessages(param(c, 'conversation'), readTransferables(c))),
+    page(c, await service.listConversationMessages(param(c, 'conversation'), readListOptions(c))),
   );
   app.post('/conversation/:conversation/rename', async (c) =>
     c.json(await service.renameConversation(param(c, 'conversation'), readTransferables(c))),
   );
   app.post('/conversation/:conversation/summarize', async (c) =>
-    c.json(await service.summarizeConversation(param(c, 'conversation'), await readJsonBody(c))),
+    c.json(await service.summarizeConversation(param(c, 'conversation'), readJsonBody(c))),
   );
   app.post('/conversation/:conversation/scores/increment', async (c) => {
-    await service.incrementConversationScores(param(c, 'conversation'), await readJsonBody(c));
+    await service.incrementConversationScores(param(c, 'conversation'), readJsonBody(c));
     return noContent(c);
   });
 
@@ -76,17 +94,17 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   }
 
   // Messages and the other records conversations link to.
-  app.post('/messages/create', async (c) => c.json(await service.createMessage(await readJsonBody(c), readTransferables(c))));
+  app.post('/messages/create', async (c) => c.json(await service.createMessage(readJsonBody(c), readTransferables(c))));
   app.post('/messages/:message/delete', async (c) => {
     await service.deleteMessage(param(c, 'message'));
     return noContent(c);
   });
   for (const route of Object.values(RECORD_ROUTES)) {
     const create = service[route.create] as (seed: unknown, read?: object) => Promise<unknown>;
-    const list = service[route.list] as (read?: object) => Promise<unknown>;
+    const list = service[route.list] as (read?: object) => Promise<ListOf<unknown>>;
     const remove = service[route.delete];
-    app.post(`/${route.path}/create`, async (c) => c.json(await create(await readJsonBody(c), readTransferables(c))));
-    app.get(`/${route.path}`, async (c) => c.json(await list(readTransferables(c))));
+    app.post(`/${route.path}/create`, async (c) => c.json(await create(readJsonBody(c), readTransferables(c))));
+    app.get(`/${route.path}`, async (c) => page(c, await list(readListOptions(c))));
     app.post(`/${route.path}/:id/delete`, async (c) => {
       await remove(param(c, 'id'));
       return noContent(c);
@@ -95,7 +113,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
 
   // Models
   app.get('/models', async (c) => c.json(await service.listModels()));
-  app.post('/models/create', async (c) => c.json(await service.createModel(await readJsonBody(c))));
+  app.post('/models/create', async (c) => c.json(await service.createModel(readJsonBody(c))));
   app.post('/models/unload', async (c) => {
     await service.unloadModels();
     return noContent(c);
@@ -105,7 +123,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     return noContent(c);
   });
   app.post('/models/:model/delete/cache', async (c) =>
-    c.json(await service.deleteModelCache(param(c, 'model'), await readJsonBody(c))),
+    c.json(await service.deleteModelCache(param(c, 'model'), readJsonBody(c))),
   );
 
   app.notFound((c) =>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { notFound } from '../errors.js';
+import { notFound, ServiceError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import type { ModelRegistry, ReadView, Repository, Summarizer } from '../ports.js';
 import type { CollectionName, Collections, Timestamp } from '../records.js';
 import type { ConversationJsonCache } from '../render/json-cache.js';
@@ -26,11 +27,47 @@ export interface ReadOptions {
   readonly transferables?: boolean;
 }
 
+/** Options of the reads that answer a list: which page, and whether with transferable data. */
+export interface ListOptions extends ReadOptions {
+  /** Items in the page: 1 to {@link LIMITS.pageSize} (the default). */
+  readonly limit?: number;
+  /** How many items to skip. Default 0. A page that ends before the list answers `next`. */
+  readonly offset?: number;
+}
+
 const readOptionsSchema = z.object({ transferables: z.boolean().optional() }).optional();
+const listOptionsSchema = z
+  .object({
+    transferables: z.boolean().optional(),
+    limit: z.number().int().min(1).optional(),
+    offset: z.number().int().min(0).optional(),
+  })
+  .optional();
 
 export function renderOptions(options: ReadOptions | undefined): RenderOptions {
   const parsed = parseInput(readOptionsSchema, options, 'read options');
   return { transferables: parsed?.transferables ?? true };
+}
+
+/** A validated page request; `maxLimit` is the largest page (and the default). */
+export function pageOptions(options: ListOptions | undefined, maxLimit: number = LIMITS.pageSize): RenderOptions & { limit: number; offset: number } {
+  const parsed = parseInput(listOptionsSchema, options, 'list options');
+  const limit = parsed?.limit ?? maxLimit;
+  if (limit > maxLimit) {
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `A page holds at most ${maxLimit} items, not ${limit}.`, {
+      issues: [{ path: ['limit'], message: `must be at most ${maxLimit}` }],
+      limit: maxLimit,
+    });
+  }
+  return { transferables: parsed?.transferables ?? true, limit, offset: parsed?.offset ?? 0 };
+}
+
+/** The page of `items` that `page` asks for, rendered, with `next` when the list goes on. */
+export function pageOf<T, R>(items: readonly T[], page: { limit: number; offset: number }, render: (item: T) => R): { iterable: R[]; next?: number } {
+  const end = Math.min(items.length, page.offset + page.limit);
+  const iterable: R[] = [];
+  for (let i = page.offset; i < end; i++) iterable.push(render(items[i]!));
+  return end < items.length ? { iterable, next: end } : { iterable };
 }
 
 /** Validates an id argument; `what` names it in the error ("conversation id"). */

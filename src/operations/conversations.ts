@@ -3,24 +3,33 @@ import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord 
 import { renderConversation, renderMessages } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
-import { seededConversationSchema } from '../schemas/seeds.js';
+import { z } from 'zod';
+import { deepFreeze } from '../frozen.js';
+import { boundedArray } from '../schemas/common.js';
+import { seededConversationSchema, seededMessageSchema } from '../schemas/seeds.js';
+import { parseInSlices } from './slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
-import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
+import { LIMITS } from '../limits.js';
+import { mustGet, pageOf, pageOptions, parseId, renderOptions, type ListOptions, type OperationContext, type ReadOptions } from './context.js';
 import { RECORD_KINDS } from './record-kinds.js';
 
-/** Creates a conversation, with the messages, anchors and annotations it is seeded with. */
+/**
+ * Creates a conversation, with the messages, anchors and annotations it is seeded with. Messages
+ * are checked and built a slice at a time (see {@link parseInSlices}), so a create of thousands
+ * costs other clients milliseconds, not the whole create.
+ */
 export async function createConversation(ctx: OperationContext, seed: unknown, options?: ReadOptions): Promise<Conversation> {
-  const input = parseInput(seededConversationSchema, seed, 'SeededConversation');
+  const input = parseInput(conversationHeadSchema, seed, 'SeededConversation');
   const render = renderOptions(options);
   const now = ctx.now();
   const id = ctx.newId();
   // Seeded records are built as their own create operations build them, then tied to this conversation.
   const context = () => ({ id: ctx.newId(), now, newId: () => ctx.newId() });
-  const messages: MessageRecord[] = (input.messages ?? []).map((seed) => ({
-    ...RECORD_KINDS.messages.build({ ...seed, conversation: { id } }, context()),
-    conversation: id,
-  }));
+  const messages: MessageRecord[] = await parseInSlices(seededMessageSchema, input.messages ?? [], 'SeededConversation', ['messages'], (seed) =>
+    // Frozen now, in its slice, so storing it later costs no copy.
+    deepFreeze({ ...RECORD_KINDS.messages.build({ ...seed, conversation: { id } }, context()), conversation: id }),
+  );
   const anchors: AnchorRecord[] = (input.anchors ?? []).map((seed) => ({ ...RECORD_KINDS.anchors.build(seed, context()), conversations: [id] }));
   const annotations: AnnotationRecord[] = (input.annotations ?? []).map((seed) => ({
     ...RECORD_KINDS.annotations.build(seed, context()),
@@ -50,12 +59,15 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
   });
 }
 
-/** Every conversation, oldest first. */
-export async function listConversations(ctx: OperationContext, options?: ReadOptions): Promise<ListOf<Conversation>> {
-  const render = renderOptions(options);
-  return ctx.repository.read((view) => ({
-    iterable: view.list('conversations').map((conversation) => renderConversation(view, conversation, render)),
-  }));
+/** A SeededConversation whose messages are only counted here: they are checked in slices. */
+const conversationHeadSchema = seededConversationSchema.extend({
+  messages: boundedArray(z.unknown(), LIMITS.messagesPerCreate).optional(),
+});
+
+/** The conversations, oldest first, a page at a time (see {@link ListOptions}). */
+export async function listConversations(ctx: OperationContext, options?: ListOptions): Promise<ListOf<Conversation>> {
+  const page = pageOptions(options);
+  return ctx.repository.read((view) => pageOf(view.list('conversations'), page, (conversation) => renderConversation(view, conversation, page)));
 }
 
 export async function getConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
@@ -81,15 +93,18 @@ export async function getConversationJson(ctx: OperationContext, conversationId:
   });
 }
 
-/** The conversation's messages in order, with `indices` giving each message's position. */
+/**
+ * The conversation's messages in order, with `indices` giving each message's position. All of
+ * them by default; `limit` and `offset` ask for a page.
+ */
 export async function listConversationMessages(
   ctx: OperationContext,
   conversationId: string,
-  options?: ReadOptions,
+  options?: ListOptions,
 ): Promise<ConversationMessages> {
   const id = parseId(conversationId, 'conversation id');
-  const render = renderOptions(options);
-  return ctx.repository.read((view) => renderMessages(view, mustGet(view, 'conversations', id, 'conversation'), render));
+  const page = pageOptions(options, LIMITS.messagesPerConversation);
+  return ctx.repository.read((view) => renderMessages(view, mustGet(view, 'conversations', id, 'conversation'), page));
 }
 
 /**

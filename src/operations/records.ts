@@ -1,7 +1,9 @@
+import { ServiceError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { link, deleteRecord } from '../relations.js';
 import { parseInput } from '../validate.js';
 import type { ListOf } from '../wire.js';
-import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
+import { mustGet, pageOf, pageOptions, parseId, renderOptions, type ListOptions, type OperationContext, type ReadOptions } from './context.js';
 import type { z } from 'zod';
 import type { CollectionName } from '../records.js';
 import { RECORD_KINDS, type RecordKind, type RecordKindName } from './record-kinds.js';
@@ -22,7 +24,16 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
   const record = kind.build(input, { id: ctx.newId(), now, newId: () => ctx.newId() });
   return ctx.repository.transact((tx) => {
     const conversationId = kind.conversationOf?.(input);
-    if (conversationId) mustGet(tx, 'conversations', conversationId, 'conversation');
+    if (conversationId) {
+      const conversation = mustGet(tx, 'conversations', conversationId, 'conversation');
+      if (kind.collection === 'messages' && conversation.messages.length >= LIMITS.messagesPerConversation) {
+        throw new ServiceError('UNPROCESSABLE', `Conversation "${conversationId}" holds ${LIMITS.messagesPerConversation} messages, the most one conversation can hold.`, {
+          resource: 'conversation',
+          id: conversationId,
+          limit: LIMITS.messagesPerConversation,
+        });
+      }
+    }
     tx.put(kind.collection, record);
     if (conversationId && kind.relation) link(tx, kind.relation, conversationId, record.id, now);
     // Read back: linking may have changed the record.
@@ -30,11 +41,11 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
   });
 }
 
-/** Every record of `kind`, oldest first. */
-export async function listRecords(ctx: OperationContext, name: RecordKindName, options?: ReadOptions): Promise<ListOf<unknown>> {
+/** The records of `kind`, oldest first, a page at a time. */
+export async function listRecords(ctx: OperationContext, name: RecordKindName, options?: ListOptions): Promise<ListOf<unknown>> {
   const kind = kindOf(name);
-  const render = renderOptions(options);
-  return ctx.repository.read((view) => ({ iterable: view.list(kind.collection).map((record) => kind.render(record, render)) }));
+  const page = pageOptions(options);
+  return ctx.repository.read((view) => pageOf(view.list(kind.collection), page, (record) => kind.render(record, page)));
 }
 
 /** Deletes a record of `kind` and removes it from every record linked to it. */

@@ -1,11 +1,12 @@
 import { ServiceError, invalidInput } from '../errors.js';
 import type { ReadView, SummarizerMessage } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord } from '../records.js';
-import { RELATION, link } from '../relations.js';
+import { RELATION, link, linkMany } from '../relations.js';
 import { renderConversation } from '../render/conversation.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
+import { fitMessages } from './fit-messages.js';
 import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
 
 /** Names the conversation with the Summarizer's title for its messages; answers the conversation. */
@@ -14,7 +15,7 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
   const render = renderOptions(options);
   const messages = await ctx.repository.read((view) => textMessages(view, mustGet(view, 'conversations', id, 'conversation')));
   if (messages.length === 0) throw nothingToSay(id, 'name');
-  const name = (await ctx.summarizer.title(messages)).trim();
+  const name = (await ctx.summarizer.title(fitted(ctx, messages))).trim();
   if (!name) throw nothingToSay(id, 'name');
   const now = ctx.now();
   return ctx.repository.transact((tx) => {
@@ -52,7 +53,7 @@ export async function summarizeConversation(
     return all.filter((message) => wanted.has(message.id));
   });
   if (messages.length === 0) throw nothingToSay(id, 'summarize');
-  const text = (await ctx.summarizer.summarize(messages)).trim();
+  const text = (await ctx.summarizer.summarize(fitted(ctx, messages))).trim();
   if (!text) throw nothingToSay(id, 'summarize');
   const now = ctx.now();
   const annotation: AnnotationRecord = {
@@ -69,9 +70,7 @@ export async function summarizeConversation(
     mustGet(tx, 'conversations', id, 'conversation');
     tx.put('annotations', annotation);
     link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
-    for (const message of messages) {
-      if (tx.get('messages', message.id)) link(tx, RELATION.messageAnnotations, message.id, annotation.id, now);
-    }
+    linkMany(tx, RELATION.messageAnnotations, 'b', annotation.id, messages.map((message) => message.id), now);
   });
   return { conversation: { id }, annotation: { id: annotation.id } };
 }
@@ -97,6 +96,11 @@ function textMessages(view: ReadView, conversation: ConversationRecord): Summari
   }
   return messages;
 }
+
+/** The part of a long conversation the summarizer reads (see {@link fitMessages}). */
+const fitted = (ctx: OperationContext, messages: readonly SummarizerMessage[]) =>
+  fitMessages(messages, ctx.summarizer.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS).messages;
+const DEFAULT_MAX_INPUT_CHARS = 100_000;
 
 const nothingToSay = (id: string, verb: 'name' | 'summarize'): ServiceError =>
   new ServiceError('UNPROCESSABLE', `Conversation "${id}" has no message text to ${verb}.`, {

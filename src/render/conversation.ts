@@ -31,15 +31,29 @@ export function renderAnnotation(annotation: AnnotationRecord): Annotation {
   return rendered;
 }
 
-/** The conversation's messages, in order, as `{ iterable, indices }`. */
-export function renderMessages(view: ReadView, conversation: ConversationRecord, options: RenderOptions): ConversationMessages {
+/**
+ * The conversation's messages, in order, as `{ iterable, indices }`; with `page`, only that page,
+ * with `next` when more follow (`indices` are positions in the whole conversation).
+ */
+export function renderMessages(
+  view: ReadView,
+  conversation: ConversationRecord,
+  options: RenderOptions & { readonly limit?: number; readonly offset?: number },
+): ConversationMessages {
   const iterable: ConversationMessage[] = [];
   const indices: Record<string, number> = {};
+  const first = options.offset ?? 0;
+  const end = first + (options.limit ?? Infinity);
+  let position = 0;
   for (const id of conversation.messages) {
     const message = view.get('messages', id);
     if (!message) continue;
-    indices[id] = iterable.length;
-    iterable.push(renderMessage(message, options));
+    if (position >= end) return { iterable, indices, next: position };
+    if (position >= first) {
+      indices[id] = position;
+      iterable.push(renderMessage(message, options));
+    }
+    position++;
   }
   return { iterable, indices };
 }
@@ -49,7 +63,7 @@ export function renderMessages(view: ReadView, conversation: ConversationRecord,
  * so one read renders the whole conversation; other links are ids.
  */
 export function renderConversation(view: ReadView, record: ConversationRecord, options: RenderOptions): Conversation {
-  const messages = renderMessages(view, record, options);
+  const messages = renderMessages(view, record, { transferables: options.transferables });
   const annotations: Conversation['annotations']['iterable'] = [];
   for (const id of record.annotations) {
     const annotation = view.get('annotations', id);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
+import { jsonObjectSchema } from './json.js';
 
 /** Upper bound of names and short texts; a guard against accidental megabyte titles. */
 export const MAX_NAME_LENGTH = 1_000;
@@ -15,28 +17,33 @@ export const referenceSchema = z.object({ id: idSchema });
 /** The API's GroupedTimestamp: `{ value: ISO 8601 }`. */
 export const timestampSchema = z.object({
   value: z.iso.datetime({ offset: true }),
-  readable: z.string().optional(),
+  readable: z.string().max(200).optional(),
 });
 
+/** A text of up to {@link LIMITS.textChars} characters. */
+export const textSchema = z.string().max(LIMITS.textChars, `must be at most ${LIMITS.textChars} characters`);
+
 export const transferableStringSchema = z.object({
-  raw: z.string().optional(),
-  base64: z.string().optional(),
-  base64_url: z.string().optional(),
-  data_url: z.string().optional(),
+  raw: textSchema.optional(),
+  base64: textSchema.optional(),
+  base64_url: textSchema.optional(),
+  data_url: textSchema.optional(),
 });
 
 export const fragmentSchema = z.object({
   string: transferableStringSchema.optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: jsonObjectSchema.optional(),
 });
 
+/** A list of at most `max` items (default {@link LIMITS.listItems}); a longer one is refused before its items are read. */
+export const boundedArray = <T extends z.ZodType>(item: T, max: number = LIMITS.listItems) =>
+  z.array(item).max(max, `must have at most ${max} items`);
+
 /** A list wrapper of references: `{ iterable: [{ id }] }`. */
-export const referenceListSchema = z.object({ iterable: z.array(referenceSchema) });
+export const referenceListSchema = z.object({ iterable: boundedArray(referenceSchema, LIMITS.messagesPerConversation) });
 
 export const nameSchema = z.string().max(MAX_NAME_LENGTH);
 
-/** A free-form nested object we keep as given (application, pipeline, model capabilities…). */
-export const looseRecordSchema = z.record(z.string(), z.unknown());
 
 export const messageRoleSchema = z.enum(['UNKNOWN', 'USER', 'SYSTEM', 'ASSISTANT']);
 export const conversationTypeSchema = z.enum(['UNKNOWN', 'COPILOT']);
@@ -65,3 +72,5 @@ export const mechanismSchema = z.enum([
 export const openEnumSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.+]{1,64}$/, 'must be an enum value such as LLAMA_3_8B');
+
+export { jsonObjectSchema };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   conversationTypeSchema,
   idSchema,
-  looseRecordSchema,
+  jsonObjectSchema,
   nameSchema,
   referenceListSchema,
   referenceSchema,
@@ -20,8 +20,8 @@ export const conversationUpdateSchema = z.object({
   favorited: z.boolean().optional(),
   type: conversationTypeSchema.optional(),
   model: referenceSchema.nullable().optional(),
-  application: looseRecordSchema.optional(),
-  pipeline: looseRecordSchema.optional(),
+  application: jsonObjectSchema.optional(),
+  pipeline: jsonObjectSchema.optional(),
   demo: z.boolean().optional(),
   deleted: timestampSchema.nullable().optional(),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseRecordSchema, nameSchema, openEnumSchema, timestampSchema } from './common.js';
+import { jsonObjectSchema, nameSchema, openEnumSchema, timestampSchema } from './common.js';
 
 export const modelUsageSchema = z.enum([
   'UNKNOWN', 'OCR', 'CODE_CLASSIFICATION', 'TEXT_VS_CODE', 'TAGIFY_CODE', 'TLP_TAG_SEARCH',
@@ -31,9 +31,9 @@ export const seededModelSchema = z.object({
   parameters: z.number().nonnegative().optional(),
   provider: openEnumSchema.optional(),
   cpu: z.boolean().optional(),
-  maxTokens: looseRecordSchema.optional(),
+  maxTokens: jsonObjectSchema.optional(),
   custom: z.boolean().optional(),
-  capabilities: looseRecordSchema.optional(),
+  capabilities: jsonObjectSchema.optional(),
 });
 
 /** Body of models/{m}/delete/cache: `{}` or nothing; unknown keys are ignored. */

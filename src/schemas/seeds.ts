@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 import {
   anchorTypeSchema,
+  boundedArray,
+  textSchema,
   annotationTypeSchema,
   conversationTypeSchema,
   fragmentSchema,
   idSchema,
-  looseRecordSchema,
+  jsonObjectSchema,
   mechanismSchema,
   messageRoleSchema,
   nameSchema,
@@ -24,7 +27,7 @@ export const seededMessageSchema = z.object({
   role: messageRoleSchema,
   fragment: fragmentSchema,
   sentiment: sentimentSchema.optional(),
-  model: looseRecordSchema.optional(),
+  model: jsonObjectSchema.optional(),
   created: timestampSchema.optional(),
 });
 
@@ -45,7 +48,7 @@ export const seededAnchorSchema = z.object({
 
 export const seededAnnotationSchema = z.object({
   type: annotationTypeSchema,
-  text: z.string().max(1_000_000),
+  text: textSchema,
   mechanism: mechanismSchema.optional(),
   favorited: z.boolean().optional(),
   model: idSchema.optional(),
@@ -57,22 +60,22 @@ export const seededConversationSchema = z.object({
   type: conversationTypeSchema,
   name: nameSchema.optional(),
   favorited: z.boolean().optional(),
-  application: looseRecordSchema.optional(),
+  application: jsonObjectSchema.optional(),
   model: referenceSchema.optional(),
-  pipeline: looseRecordSchema.optional(),
+  pipeline: jsonObjectSchema.optional(),
   demo: z.boolean().optional(),
   /** Messages to start with, in order: a plain array, not a list wrapper. */
-  messages: z.array(seededMessageSchema).optional(),
-  anchors: z.array(seededAnchorSchema.omit({ conversation: true })).optional(),
-  annotations: z.array(seededAnnotationSchema.omit({ conversation: true })).optional(),
+  messages: boundedArray(seededMessageSchema, LIMITS.messagesPerCreate).optional(),
+  anchors: boundedArray(seededAnchorSchema.omit({ conversation: true })).optional(),
+  annotations: boundedArray(seededAnnotationSchema.omit({ conversation: true })).optional(),
 });
 
 const bareSeededAssetSchema = z.object({
-  application: looseRecordSchema,
+  application: jsonObjectSchema,
   format: z.object({
     fragment: fragmentSchema.optional(),
-    file: looseRecordSchema.optional(),
-    classification: looseRecordSchema.optional(),
+    file: jsonObjectSchema.optional(),
+    classification: jsonObjectSchema.optional(),
   }),
   metadata: z.object({ name: nameSchema.optional() }).loose().optional(),
 });
@@ -101,7 +104,7 @@ export const seededWebsiteSchema = z.object({
 export const seededWorkstreamSummarySchema = z.object({
   name: nameSchema,
   /** The model that wrote the summary; kept as given. */
-  model: looseRecordSchema,
+  model: jsonObjectSchema,
   favorited: z.boolean().optional(),
 });
 

@@ -1,4 +1,5 @@
 import type { ReadView, Transaction } from '../ports.js';
+import { deepFreeze, frozenCopy } from '../frozen.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections } from '../records.js';
 
 /**
@@ -34,20 +35,6 @@ function sealed<T>(record: T): T {
   return record && !Object.isFrozen(record) ? deepFreeze(record) : record;
 }
 
-/** Deep-freezes a fresh copy, so neither the caller nor a reader can change what is stored. */
-function freezeCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
-}
-
-/** Freezes a value and everything inside it, in place. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const nested of Object.values(value)) deepFreeze(nested);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 /**
  * Runs `fn` against a buffered view of `tables`: its writes are collected, not applied. If `fn`
  * throws, nothing is returned and `tables` is untouched; otherwise the caller applies `changes`.
@@ -79,7 +66,7 @@ export function runBuffered<T>(tables: RecordTables, fn: (tx: Transaction) => T)
       return result as never;
     },
     put(collection, record) {
-      pendingOf(collection).set(record.id, freezeCopy(record));
+      pendingOf(collection).set(record.id, frozenCopy(record));
     },
     delete(collection, id) {
       pendingOf(collection).set(id, null);

@@ -24,6 +24,9 @@ export interface ExtractiveSummarizerOptions {
   readonly model?: Partial<SummarizerModelInfo>;
 }
 
+/** Characters of a conversation the summarizer reads: its first request and its latest messages. */
+const MAX_INPUT_CHARS = 12_000;
+
 const DEFAULT_SPEAKERS: Readonly<Record<Role, string>> = {
   USER: 'The user',
   ASSISTANT: 'The assistant',
@@ -70,6 +73,9 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
 
   return {
     model: Object.freeze({ ...MODEL, ...options.model }),
+    // Reading costs about 2 ms per 1,000 characters on the event loop: this keeps a title or a
+    // summary of any conversation to a few tens of milliseconds.
+    maxInputChars: MAX_INPUT_CHARS,
     async title(messages) {
       const conversation = await read(messages);
       return conversation ? writeTitle(conversation, titleOptions) : '';

@@ -1,0 +1,127 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { ServiceError } from '../../src/index.js';
+import type { RouterEnv } from './errors.js';
+
+/** Who may talk to the router besides programs on this machine. */
+export interface WebOriginOptions {
+  /**
+   * Host names (without port) accepted in the `Host` header besides loopback ones (`localhost`,
+   * `*.localhost`, `127.0.0.0/8`, `[::1]`), which are always accepted with any port. A request
+   * naming another host is refused before any work: that is what defeats DNS rebinding, where a
+   * web page's own host name is pointed at 127.0.0.1. `'*'` accepts any host (only behind a proxy
+   * that checks it).
+   */
+  readonly allowedHosts?: readonly string[] | '*';
+  /**
+   * Web origins whose pages may call the service, e.g. a browser extension
+   * (`chrome-extension://<id>`) or a local web app (`http://localhost:5173`). A request that
+   * carries any other `Origin` (including `null`) is refused, and CORS is answered for these only.
+   * Default: none. Programs that send no `Origin` (Node, the official client, curl) are not affected.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * A secret every request must carry as `Authorization: Bearer <token>` (compared in constant
+   * time). Optional on loopback; `startHttpServer` requires one for any other address.
+   */
+  readonly token?: string;
+}
+
+/** Headers a page from an allowed origin may send; the official client sends these. */
+const ALLOWED_REQUEST_HEADERS = ['Content-Type', 'Authorization', 'X-Application-ID'];
+
+/**
+ * The router's first middlewares: refuse foreign hosts and origins, answer CORS for allowed
+ * origins (preflight included), then check the token. Each refusal is a ServiceError, so it is
+ * answered in the router's one error shape.
+ */
+export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<RouterEnv>[] {
+  const hosts = options.allowedHosts === '*' ? '*' : new Set((options.allowedHosts ?? []).map(normalizeHostName));
+  const origins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+  const isAllowedOrigin = (origin: string, hostHeader: string) =>
+    origins.has(normalizeOrigin(origin)) || sameOrigin(origin, hostHeader);
+
+  const guard: MiddlewareHandler<RouterEnv> = async (c, next) => {
+    const hostHeader = c.req.header('host') ?? new URL(c.req.url).host;
+    const hostName = hostNameOf(hostHeader);
+    if (hosts !== '*' && !isLoopbackHost(hostName) && !hosts.has(hostName)) {
+      throw new ServiceError('FORBIDDEN', `Requests for host "${hostHeader}" are refused; this service answers loopback names and its configured hosts.`);
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined) {
+      if (!isAllowedOrigin(origin, hostHeader)) {
+        throw new ServiceError('FORBIDDEN', `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`);
+      }
+    } else if (isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.method)) {
+      // A browser request without Origin (an image, a script tag) from another site: never ours.
+      throw new ServiceError('FORBIDDEN', 'Cross-site requests from web pages are refused.');
+    }
+    await next();
+  };
+
+  const corsForAllowed = cors({
+    origin: (origin, c) => (origin && isAllowedOrigin(origin, c.req.header('host') ?? '') ? origin : null),
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ALLOWED_REQUEST_HEADERS,
+    exposeHeaders: ['Link'],
+    maxAge: 600,
+  });
+
+  const middlewares = [guard, corsForAllowed];
+  if (options.token !== undefined) middlewares.push(requireToken(options.token));
+  return middlewares;
+}
+
+/** Refuses requests without `Authorization: Bearer <token>`, comparing digests in constant time. */
+function requireToken(token: string): MiddlewareHandler<RouterEnv> {
+  if (token.length === 0) throw new Error('The token must not be empty.');
+  const expected = digest(token);
+  return async (c, next) => {
+    const presented = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
+    // Digests of equal length, so the comparison takes the same time whatever was sent.
+    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw new ServiceError('UNAUTHORIZED', 'This service needs a token: send "Authorization: Bearer <token>".');
+    }
+    await next();
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** True for names and addresses that can only mean this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = normalizeHostName(host);
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    /^127(?:\.\d{1,3}){3}$/.test(name) ||
+    name === '::1' ||
+    name === '0:0:0:0:0:0:0:1' ||
+    /^::ffff:127(?:\.\d{1,3}){3}$/.test(name)
+  );
+}
+
+/** `[::1]:80` → `::1`, `Example.COM.:8080` → `example.com`. */
+function hostNameOf(hostHeader: string): string {
+  const bracketed = /^\[([^\]]*)\]/.exec(hostHeader);
+  if (bracketed) return normalizeHostName(bracketed[1]!);
+  const colon = hostHeader.indexOf(':');
+  return normalizeHostName(colon === -1 ? hostHeader : hostHeader.slice(0, colon));
+}
+
+const normalizeHostName = (name: string) => name.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+const normalizeOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/+$/, '');
+
+/** A page served by this very host (same scheme and authority); the Host check has vouched for it. */
+const sameOrigin = (origin: string, hostHeader: string) => normalizeOrigin(origin) === `http://${hostHeader.toLowerCase()}`;
+
+/**
+ * Fetch metadata of a browser request from another site. Top-level navigations are let through:
+ * they carry no credentials the page could use, and the page cannot read what they answer.
+ */
+function isCrossSiteFetch(site: string | undefined, mode: string | undefined, method: string): boolean {
+  if (site !== 'cross-site' && site !== 'same-site') return false;
+  return !(mode === 'navigate' && (method === 'GET' || method === 'HEAD'));
+}
