@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'adapters/hono/index': 'adapters/hono/index.ts',
+    'adapters/hono/serve': 'adapters/hono/serve.ts',
   },
   format: ['esm'],
   dts: true,

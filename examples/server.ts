@@ -1,28 +1,43 @@
 /**
  * The example server (`npm start`): the service on its embedded defaults, a JSON file in a data
- * folder and the embedded summarizer, listening on 127.0.0.1. Environment: PORT (default 39300,
- * the port Pieces OS listens on; 0 picks a free one), HOST (default 127.0.0.1), DATA_DIR (default
- * ./data).
+ * folder and the embedded summarizer, listening on 127.0.0.1. Environment:
+ *   PORT             default 39300 (the port Pieces OS listens on); 0 picks a free one
+ *   HOST             default 127.0.0.1; any other address needs API_TOKEN
+ *   DATA_DIR         default ./data
+ *   API_TOKEN        a token every request must send as `Authorization: Bearer <token>`
+ *   ALLOWED_ORIGINS  comma-separated web origins whose pages may call the service
+ *   ALLOWED_HOSTS    comma-separated host names accepted besides loopback ones
+ * On SIGINT or SIGTERM it stops accepting, lets requests under way finish, and closes the data.
  */
-import { serve } from '@hono/node-server';
-import { createHonoRouter } from '../adapters/hono/index.js';
+import { startHttpServer } from '../adapters/hono/serve.js';
 import { createService } from '../src/index.js';
 
-const port = Number(process.env.PORT ?? 39300);
-const hostname = process.env.HOST ?? '127.0.0.1';
+const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
 const dataDir = process.env.DATA_DIR ?? 'data';
 
 const service = await createService({ dataDir });
-const server = serve({ fetch: createHonoRouter(service).fetch, port, hostname }, (info) => {
-  // Tests read this line to find the port.
-  console.log(`Listening on http://${hostname}:${info.port} (data in ${dataDir})`);
-});
-
-const shutdown = () => {
-  server.close(async () => {
-    await service.close();
-    process.exit(0);
+let server;
+try {
+  server = await startHttpServer(service, {
+    port: Number(process.env.PORT ?? 39300),
+    host: process.env.HOST ?? '127.0.0.1',
+    ...(process.env.API_TOKEN ? { token: process.env.API_TOKEN } : {}),
+    ...(process.env.ALLOWED_ORIGINS ? { allowedOrigins: list(process.env.ALLOWED_ORIGINS) } : {}),
+    ...(process.env.ALLOWED_HOSTS ? { allowedHosts: list(process.env.ALLOWED_HOSTS) } : {}),
   });
+} catch (error) {
+  await service.close();
+  console.error((error as Error).message);
+  process.exit(1);
+}
+// Tests read this line to find the port.
+console.log(`Listening on ${server.url} (data in ${dataDir})`);
+
+const running = server;
+const shutdown = async () => {
+  await running.close();
+  await service.close();
+  process.exit(0);
 };
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
+process.once('SIGINT', () => void shutdown());
+process.once('SIGTERM', () => void shutdown());

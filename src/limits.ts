@@ -5,8 +5,8 @@
 export const LIMITS = {
   /** Messages a conversation can be created with. Over it: PAYLOAD_TOO_LARGE. */
   messagesPerCreate: 20_000,
-  /** Messages one conversation holds. Appending past it: UNPROCESSABLE. */
-  messagesPerConversation: 50_000,
+  /** Messages one conversation holds, however they came. Appending past it: UNPROCESSABLE. */
+  messagesPerConversation: 20_000,
   /** Characters of one text: a message, an annotation, an asset's content. */
   textChars: 1_000_000,
   /** Items of any other list in an input (anchors, annotations, message references). */
