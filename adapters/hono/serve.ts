@@ -57,13 +57,19 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
   }
   const listener = getRequestListener(createHonoRouter(service, options).fetch);
   let closing = false;
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  // Answers not yet begun: on close they are told to close their connection too.
+  const pending = new Set<ServerResponse>();
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  // Node checks the header and request timeouts on this interval (30 s by default).
+  const server = createServer({ connectionsCheckingInterval: Math.min(1_000, headersTimeout) }, (request: IncomingMessage, response: ServerResponse) => {
     // Once closing, every answer tells its client not to send more on this connection.
     if (closing) response.shouldKeepAlive = false;
+    pending.add(response);
+    response.once('close', () => pending.delete(response));
     void listener(request, response);
   });
   server.maxConnections = options.maxConnections ?? 256;
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.headersTimeout = headersTimeout;
   server.requestTimeout = options.requestTimeoutMs ?? 60_000;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   server.timeout = options.socketTimeoutMs ?? 120_000;
@@ -85,7 +91,10 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
     host,
     port,
     close() {
-      closed ??= shutDown(server, graceMs, () => (closing = true));
+      closed ??= shutDown(server, graceMs, () => {
+        closing = true;
+        for (const response of pending) if (!response.headersSent) response.shouldKeepAlive = false;
+      });
       return closed;
     },
   };
