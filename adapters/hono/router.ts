@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { LINK_KINDS, ServiceError, type LinkKind, type ListOf, type Service } from '../../src/index.js';
 import { errorResponse, onError, type RouterEnv } from './errors.js';
+import { jsonAnswer } from './json-stream.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
 import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
 import { webOriginGuards, type WebOriginOptions } from './web-origin.js';
@@ -23,7 +24,7 @@ function page(c: Context, list: ListOf<unknown>): Response {
     url.searchParams.set('offset', String(list.next));
     c.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
   }
-  return c.json(list);
+  return jsonAnswer(c, list);
 }
 
 /**
@@ -50,13 +51,13 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   );
 
   // Conversations
-  app.post('/conversations/create', async (c) => c.json(await service.createConversation(readJsonBody(c), readTransferables(c))));
+  app.post('/conversations/create', async (c) => jsonAnswer(c, await service.createConversation(readJsonBody(c), readTransferables(c))));
   app.get('/conversations', async (c) => page(c, await service.listConversations(readListOptions(c))));
   app.post('/conversations/:conversation/delete', async (c) => {
     await service.deleteConversation(param(c, 'conversation'));
     return noContent(c);
   });
-  app.post('/conversation/update', async (c) => c.json(await service.updateConversation(readJsonBody(c), readTransferables(c))));
+  app.post('/conversation/update', async (c) => jsonAnswer(c, await service.updateConversation(readJsonBody(c), readTransferables(c))));
   app.get('/conversation/:conversation', async (c) => {
     // The spec declares 410 for an unknown conversation on this route alone.
     c.set('statusOverrides', { NOT_FOUND: 410 });
@@ -67,10 +68,10 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     page(c, await service.listConversationMessages(param(c, 'conversation'), readListOptions(c))),
   );
   app.post('/conversation/:conversation/rename', async (c) =>
-    c.json(await service.renameConversation(param(c, 'conversation'), readTransferables(c))),
+    jsonAnswer(c, await service.renameConversation(param(c, 'conversation'), readTransferables(c))),
   );
   app.post('/conversation/:conversation/summarize', async (c) =>
-    c.json(await service.summarizeConversation(param(c, 'conversation'), readJsonBody(c))),
+    jsonAnswer(c, await service.summarizeConversation(param(c, 'conversation'), readJsonBody(c))),
   );
   app.post('/conversation/:conversation/scores/increment', async (c) => {
     await service.incrementConversationScores(param(c, 'conversation'), readJsonBody(c));
@@ -94,7 +95,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   }
 
   // Messages and the other records conversations link to.
-  app.post('/messages/create', async (c) => c.json(await service.createMessage(readJsonBody(c), readTransferables(c))));
+  app.post('/messages/create', async (c) => jsonAnswer(c, await service.createMessage(readJsonBody(c), readTransferables(c))));
   app.post('/messages/:message/delete', async (c) => {
     await service.deleteMessage(param(c, 'message'));
     return noContent(c);
@@ -103,7 +104,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     const create = service[route.create] as (seed: unknown, read?: object) => Promise<unknown>;
     const list = service[route.list] as (read?: object) => Promise<ListOf<unknown>>;
     const remove = service[route.delete];
-    app.post(`/${route.path}/create`, async (c) => c.json(await create(readJsonBody(c), readTransferables(c))));
+    app.post(`/${route.path}/create`, async (c) => jsonAnswer(c, await create(readJsonBody(c), readTransferables(c))));
     app.get(`/${route.path}`, async (c) => page(c, await list(readListOptions(c))));
     app.post(`/${route.path}/:id/delete`, async (c) => {
       await remove(param(c, 'id'));
@@ -112,8 +113,8 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   }
 
   // Models
-  app.get('/models', async (c) => c.json(await service.listModels()));
-  app.post('/models/create', async (c) => c.json(await service.createModel(readJsonBody(c))));
+  app.get('/models', async (c) => jsonAnswer(c, await service.listModels()));
+  app.post('/models/create', async (c) => jsonAnswer(c, await service.createModel(readJsonBody(c))));
   app.post('/models/unload', async (c) => {
     await service.unloadModels();
     return noContent(c);
@@ -123,7 +124,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     return noContent(c);
   });
   app.post('/models/:model/delete/cache', async (c) =>
-    c.json(await service.deleteModelCache(param(c, 'model'), readJsonBody(c))),
+    jsonAnswer(c, await service.deleteModelCache(param(c, 'model'), readJsonBody(c))),
   );
 
   app.notFound((c) =>

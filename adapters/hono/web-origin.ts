@@ -53,11 +53,15 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
       if (!isAllowedOrigin(origin, hostHeader)) {
         throw new ServiceError('FORBIDDEN', `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`);
       }
-    } else if (isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.method)) {
+    } else if (isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.header('sec-fetch-dest'), c.req.method)) {
       // A browser request without Origin (an image, a script tag) from another site: never ours.
       throw new ServiceError('FORBIDDEN', 'Cross-site requests from web pages are refused.');
     }
     await next();
+    // No page may frame an answer or run one as a script.
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Content-Security-Policy', "frame-ancestors 'none'");
+    c.header('X-Content-Type-Options', 'nosniff');
   };
 
   const corsForAllowed = cors({
@@ -118,10 +122,12 @@ const normalizeOrigin = (origin: string) => origin.trim().toLowerCase().replace(
 const sameOrigin = (origin: string, hostHeader: string) => normalizeOrigin(origin) === `http://${hostHeader.toLowerCase()}`;
 
 /**
- * Fetch metadata of a browser request from another site. Top-level navigations are let through:
- * they carry no credentials the page could use, and the page cannot read what they answer.
+ * Fetch metadata of a browser request from another site. Top-level navigations (a link followed)
+ * are let through: the page that linked cannot read what they answer. A navigation inside a frame
+ * is not: the answer would be rendered in the linking page's process.
  */
-function isCrossSiteFetch(site: string | undefined, mode: string | undefined, method: string): boolean {
+function isCrossSiteFetch(site: string | undefined, mode: string | undefined, dest: string | undefined, method: string): boolean {
   if (site !== 'cross-site' && site !== 'same-site') return false;
-  return !(mode === 'navigate' && (method === 'GET' || method === 'HEAD'));
+  const topLevel = mode === 'navigate' && (dest === undefined || dest === 'document');
+  return !(topLevel && (method === 'GET' || method === 'HEAD'));
 }

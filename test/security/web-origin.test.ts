@@ -98,8 +98,11 @@ describe('web-origin defences, on by default', () => {
   it('refuses cross-site browser requests that carry no Origin (images, scripts), but not navigations', async () => {
     await expectEveryRouteRefused(context, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, 403, 'FORBIDDEN');
     await expectEveryRouteRefused(context, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors' }, 403, 'FORBIDDEN');
-    const navigation = await context.send({ method: 'GET', url: '/models' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' });
+    const navigation = await context.send({ method: 'GET', url: '/models' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' });
     expect(navigation.status).toBe(200);
+    expect(navigation.headers.get('x-frame-options')).toBe('DENY');
+    const framed = await context.send({ method: 'GET', url: '/models' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' });
+    expectError(framed, 403, 'FORBIDDEN');
   });
 
   it('refuses what an HTML form can send: form-urlencoded, multipart and text/plain bodies', async () => {
