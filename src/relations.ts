@@ -126,48 +126,54 @@ function without(record: Fields, end: RelationEnd, ids: ReadonlySet<string>): Fi
  * records deleted together are never rewritten, so deleting n records costs O(n).
  */
 export function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): void {
-  const doomed = new Map<string, { collection: CollectionName; record: Fields }>();
-  const key = (c: CollectionName, i: string) => `${c}\u0000${i}`;
-  // The record and, recursively, what it owns.
+  // The record and, recursively, what it owns, by collection.
+  const doomed = new Map<CollectionName, Map<string, Fields>>();
+  const isDoomed = (c: CollectionName, i: string) => doomed.get(c)?.has(i) === true;
   const pending: [CollectionName, string][] = [[collection, id]];
   while (pending.length > 0) {
     const [c, i] = pending.pop()!;
     const record = tx.get(c, i) as Fields | undefined;
-    if (!record || doomed.has(key(c, i))) continue;
-    doomed.set(key(c, i), { collection: c, record });
+    if (!record || isDoomed(c, i)) continue;
+    let records = doomed.get(c);
+    if (!records) doomed.set(c, (records = new Map()));
+    records.set(i, record);
     for (const relation of RELATIONS) {
       if (relation.owned && relation.a.collection === c) {
         for (const owned of idsOf(record, relation.a)) pending.push([relation.b.collection, owned]);
       }
     }
   }
-  // What each surviving record must stop naming, by record and field.
-  const removals = new Map<string, { collection: CollectionName; id: string; ends: Map<RelationEnd, Set<string>> }>();
-  for (const { collection: c, record } of doomed.values()) {
-    const recordId = record.id as string;
+  // What each surviving record must stop naming: by collection, record, then field.
+  const removals = new Map<CollectionName, Map<string, Map<RelationEnd, Set<string>>>>();
+  for (const [c, records] of doomed) {
     for (const relation of RELATIONS) {
       for (const [end, other] of [
         [relation.a, relation.b],
         [relation.b, relation.a],
       ] as const) {
         if (end.collection !== c) continue;
-        for (const otherId of idsOf(record, end)) {
-          if (doomed.has(key(other.collection, otherId))) continue;
-          const k = key(other.collection, otherId);
-          let entry = removals.get(k);
-          if (!entry) removals.set(k, (entry = { collection: other.collection, id: otherId, ends: new Map() }));
-          let ids = entry.ends.get(other);
-          if (!ids) entry.ends.set(other, (ids = new Set()));
-          ids.add(recordId);
+        for (const [recordId, record] of records) {
+          for (const otherId of idsOf(record, end)) {
+            if (isDoomed(other.collection, otherId)) continue;
+            let byRecord = removals.get(other.collection);
+            if (!byRecord) removals.set(other.collection, (byRecord = new Map()));
+            let ends = byRecord.get(otherId);
+            if (!ends) byRecord.set(otherId, (ends = new Map()));
+            let ids = ends.get(other);
+            if (!ids) ends.set(other, (ids = new Set()));
+            ids.add(recordId);
+          }
         }
       }
     }
   }
-  for (const { collection: c, record } of doomed.values()) tx.delete(c, record.id as string);
-  for (const { collection: c, id: otherId, ends } of removals.values()) {
-    let record = tx.get(c, otherId) as Fields | undefined;
-    if (!record) continue;
-    for (const [end, ids] of ends) record = without(record, end, ids);
-    tx.put(c, { ...record, updated } as never);
+  for (const [c, records] of doomed) for (const recordId of records.keys()) tx.delete(c, recordId);
+  for (const [c, byRecord] of removals) {
+    for (const [otherId, ends] of byRecord) {
+      let record = tx.get(c, otherId) as Fields | undefined;
+      if (!record) continue;
+      for (const [end, ids] of ends) record = without(record, end, ids);
+      tx.put(c, { ...record, updated } as never);
+    }
   }
 }

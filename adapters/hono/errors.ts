@@ -1,5 +1,6 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { discardUnreadBody } from './body.js';
 import { isServiceError, ServiceError, type ErrorCode } from '../../src/index.js';
 
 /** The one table from error codes to HTTP statuses. A new code does not compile until mapped here. */
@@ -24,27 +25,19 @@ export type RouterEnv = {
   };
 };
 
-/**
- * `{ "error": { code, message, ... } }` with the status of its code. When the request came with
- * a body that was never read (refused before reading, or too large to read), the answer closes
- * the connection: the unread bytes would otherwise be taken for the next request.
- */
+/** `{ "error": { code, message, ... } }` with the status of its code. */
 export function errorResponse(c: Context<RouterEnv>, error: ServiceError): Response {
   const status = c.get('statusOverrides')?.[error.code] ?? STATUS_BY_CODE[error.code];
-  if (c.get('body') === undefined && hasBody(c)) c.header('Connection', 'close');
   return c.json({ error: error.toJSON() }, status);
 }
 
-const hasBody = (c: Context) => {
-  const length = c.req.header('content-length');
-  return (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
-};
-
 /**
  * The router's one error funnel. Service errors become their status; anything else is a bug: it
- * is logged and answered 500 without internals.
+ * is logged and answered 500 without internals. A request refused before its body was read has
+ * that body discarded first, so the connection can carry the next request.
  */
-export const onError: ErrorHandler<RouterEnv> = (error, c) => {
+export const onError: ErrorHandler<RouterEnv> = async (error, c) => {
+  await discardUnreadBody(c);
   if (isServiceError(error)) return errorResponse(c, error);
   console.error('Unexpected error while answering', c.req.method, c.req.path, error);
   return c.json({ error: { code: 'INTERNAL', message: 'The service failed to answer this request.' } }, 500);

@@ -1,22 +1,24 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { ServiceError, type ListOptions } from '../../src/index.js';
+import { readBodyText } from './body.js';
 import type { RouterEnv } from './errors.js';
 
 /**
- * Reads every POST body (within the body limit) before the route runs, so a body sent to a route
+ * Reads every POST body (within `maxBytes`) before the route runs, so a body sent to a route
  * that takes none is read and discarded rather than left on the connection, where it would break
  * the next request. A Content-Type, when sent, must be JSON: that refuses what an HTML form can
  * send (form-urlencoded, multipart, text/plain) even before the origin checks.
  */
-export const readPostBody: MiddlewareHandler<RouterEnv> = async (c, next) => {
-  const type = c.req.header('content-type');
-  if (type !== undefined && !isJson(type)) {
-    throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be JSON (Content-Type: application/json), not "${type}".`);
-  }
-  // Cached by Hono: the route's own read gets the same text.
-  c.set('body', await c.req.text());
-  await next();
-};
+export const readPostBody =
+  (maxBytes: number): MiddlewareHandler<RouterEnv> =>
+  async (c, next) => {
+    const type = c.req.header('content-type');
+    if (type !== undefined && !isJson(type)) {
+      throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be JSON (Content-Type: application/json), not "${type}".`);
+    }
+    c.set('body', await readBodyText(c, maxBytes));
+    await next();
+  };
 
 const isJson = (type: string) => /^application\/json\s*(?:;|$)/i.test(type.trim());
 

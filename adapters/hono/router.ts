@@ -1,8 +1,7 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { LINK_KINDS, ServiceError, type LinkKind, type ListOf, type Service } from '../../src/index.js';
-import { errorResponse, onError, type RouterEnv } from './errors.js';
-import { jsonAnswer } from './json-stream.js';
+import { onError, type RouterEnv } from './errors.js';
+import { jsonAnswer } from './json-answer.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
 import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
 import { webOriginGuards, type WebOriginOptions } from './web-origin.js';
@@ -39,16 +38,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   app.use('*', ...webOriginGuards(options));
   // POST only: reading `c.req.raw.body` on a GET makes @hono/node-server build a full Request,
   // which doubles the cost of a small read.
-  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
-  app.post(
-    '*',
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) =>
-        errorResponse(c, new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBodyBytes} bytes).`, { limit: maxBodyBytes })),
-    }),
-    readPostBody,
-  );
+  app.post('*', readPostBody(options.maxBodyBytes ?? 10 * 1024 * 1024));
 
   // Conversations
   app.post('/conversations/create', async (c) => jsonAnswer(c, await service.createConversation(readJsonBody(c), readTransferables(c))));

@@ -2,6 +2,7 @@ import { deleteRecord } from '../relations.js';
 import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord } from '../records.js';
 import { renderConversation, renderMessages } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
+import { stringifyInSlices } from '../render/json-chunks.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
 import { z } from 'zod';
 import { deepFreeze } from '../frozen.js';
@@ -78,20 +79,27 @@ export async function getConversation(ctx: OperationContext, conversationId: str
 
 /**
  * The answer of getConversation, serialized: what a transport sends. Served from a cache while the
- * conversation, its messages and its annotations are unchanged.
+ * conversation, its messages and its annotations are unchanged. A conversation of more than
+ * {@link SLICED_RENDER_MESSAGES} messages is serialized a slice at a time instead (and not cached),
+ * so that reading it does not stall other clients.
  */
 export async function getConversationJson(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<string> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
-  return ctx.repository.read((view) => {
+  const answer = await ctx.repository.read((view) => {
     const cached = ctx.conversationJson.get(view, id, render.transferables);
     if (cached !== undefined) return cached;
     const record = mustGet(view, 'conversations', id, 'conversation');
+    if (record.messages.length > SLICED_RENDER_MESSAGES) return { rendered: renderConversation(view, record, render) };
     const json = conversationJson(view, record, render);
     ctx.conversationJson.set(view, record, render.transferables, json);
     return json;
   });
+  return typeof answer === 'string' ? answer : stringifyInSlices(answer.rendered);
 }
+
+/** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */
+const SLICED_RENDER_MESSAGES = 2_000;
 
 /**
  * The conversation's messages in order, with `indices` giving each message's position. All of

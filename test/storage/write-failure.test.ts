@@ -13,9 +13,11 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     open: async (...args: Parameters<typeof fs.open>) => {
       const handle = await fs.open(...args);
       if (!String(args[0]).includes('.journal-')) return handle;
-      const write = handle.write.bind(handle) as (...a: unknown[]) => Promise<unknown>;
-      (handle as unknown as { write: unknown }).write = (...a: unknown[]) =>
-        disk.failJournalWrites ? Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) : write(...a);
+      for (const method of ['write', 'writev'] as const) {
+        const original = handle[method].bind(handle) as (...a: unknown[]) => Promise<unknown>;
+        (handle as unknown as Record<string, unknown>)[method] = (...a: unknown[]) =>
+          disk.failJournalWrites ? Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) : original(...a);
+      }
       return handle;
     },
   };

@@ -5,7 +5,7 @@ import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
 import { applyChanges, createReadView, createRecordTables, runBuffered, type RecordTables } from '../record-tables.js';
 import { acquireFolderLock } from './folder-lock.js';
-import { encodeEntry, JournalWriter, readJournal } from './journal.js';
+import { encodeEntryInSlices, JournalWriter, readJournal } from './journal.js';
 import { JSON_FILE_FORMAT_VERSION, migrate } from './migrations.js';
 import { SnapshotFile, type SnapshotData } from './snapshot.js';
 
@@ -143,7 +143,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       applyChanges(tables, changes);
       seq += 1;
       try {
-        await writer.append(encodeEntry({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
+        await writer.append(encodeEntryInSlices({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
       } catch (error) {
         failure ??= new Error(`The journal of ${file} could not be written (${(error as Error).message}); restart to reopen the data.`, { cause: error });
         throw failure;

@@ -1,0 +1,68 @@
+import type { Context } from 'hono';
+import { ServiceError } from '../../src/index.js';
+import type { RouterEnv } from './errors.js';
+
+/**
+ * Bytes of an unwanted body (too large, or sent with a refused request) read and thrown away so
+ * the connection stays usable. Closing instead, while the client is still sending, makes it see a
+ * broken pipe rather than the answer. Past this the connection is closed after the answer.
+ */
+export const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the request body as text, up to `maxBytes`. A larger body is read to its end and thrown
+ * away (up to {@link DISCARD_LIMIT_BYTES}), then refused with PAYLOAD_TOO_LARGE.
+ */
+export async function readBodyText(c: Context<RouterEnv>, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const complete = await consume(c, (chunk) => {
+    size += chunk.byteLength;
+    if (size <= maxBytes) chunks.push(chunk);
+    else chunks.length = 0;
+    return size <= Math.max(maxBytes, DISCARD_LIMIT_BYTES);
+  });
+  if (size > maxBytes) {
+    if (!complete) c.header('Connection', 'close');
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBytes} bytes).`, { limit: maxBytes });
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Before answering a request refused with its body unread: reads the body to its end and throws
+ * it away, within {@link DISCARD_LIMIT_BYTES}; past that, or if the body cannot be read, the
+ * answer closes the connection.
+ */
+export async function discardUnreadBody(c: Context<RouterEnv>): Promise<void> {
+  if (c.get('body') !== undefined || !declaresBody(c)) return;
+  let size = 0;
+  const complete = await consume(c, (chunk) => (size += chunk.byteLength) <= DISCARD_LIMIT_BYTES).catch(() => false);
+  if (!complete) c.header('Connection', 'close');
+}
+
+const declaresBody = (c: Context) => {
+  const length = c.req.header('content-length');
+  return (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
+};
+
+/** Feeds the body's chunks to `take` until it ends (true) or `take` answers false (false). */
+async function consume(c: Context<RouterEnv>, take: (chunk: Uint8Array) => boolean): Promise<boolean> {
+  const body = c.req.raw.body;
+  c.set('body', '');
+  if (!body) return true;
+  if (body.locked) return false;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      if (!take(value)) {
+        await reader.cancel().catch(() => undefined);
+        return false;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}

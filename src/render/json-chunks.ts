@@ -1,0 +1,58 @@
+// Serializing a conversation of 20,000 messages takes a good part of a second: done in one piece,
+// every other client waits that long. These pieces let a caller serialize a few hundred list
+// items at a time and give the event loop back in between.
+
+/** Array items serialized per piece. */
+const ITEMS_PER_CHUNK = 256;
+
+/** Whether `value` has, within `depth` levels, an array longer than one piece. */
+export function hasLongList(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null || depth < 0) return false;
+  if (Array.isArray(value)) return value.length > ITEMS_PER_CHUNK || value.some((item) => hasLongList(item, depth - 1));
+  for (const nested of Object.values(value)) if (hasLongList(nested, depth - 1)) return true;
+  return false;
+}
+
+/**
+ * The JSON text of `value` in pieces, which joined are `JSON.stringify(value)`: a piece per few
+ * hundred list items, and per long nested list.
+ */
+export function* jsonChunks(value: unknown): Generator<string, void, undefined> {
+  if (typeof value !== 'object' || value === null || !hasLongList(value, 3)) {
+    yield JSON.stringify(value) ?? 'null';
+    return;
+  }
+  const isArray = Array.isArray(value);
+  const entries: [string | undefined, unknown][] = isArray ? value.map((item) => [undefined, item]) : Object.entries(value);
+  let text = isArray ? '[' : '{';
+  let first = true;
+  let items = 0;
+  for (const [key, nested] of entries) {
+    // What JSON.stringify leaves out of an object.
+    if (!isArray && (nested === undefined || typeof nested === 'function' || typeof nested === 'symbol')) continue;
+    text += `${first ? '' : ','}${key === undefined ? '' : `${JSON.stringify(key)}:`}`;
+    first = false;
+    if (hasLongList(nested, 2)) {
+      yield text;
+      text = '';
+      yield* jsonChunks(nested);
+      continue;
+    }
+    text += JSON.stringify(nested) ?? 'null';
+    if (++items % ITEMS_PER_CHUNK === 0) {
+      yield text;
+      text = '';
+    }
+  }
+  yield `${text}${isArray ? ']' : '}'}`;
+}
+
+/** `JSON.stringify(value)`, built a piece at a time with the event loop free in between. */
+export async function stringifyInSlices(value: unknown): Promise<string> {
+  const pieces: string[] = [];
+  for (const piece of jsonChunks(value)) {
+    pieces.push(piece);
+    if (pieces.length % 4 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return pieces.join('');
+}
