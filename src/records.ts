@@ -77,8 +77,6 @@ export interface MessageRecord extends BaseRecord {
   readonly model?: Readonly<Record<string, unknown>>;
   readonly score?: Score;
   readonly deleted?: Timestamp;
-  /** Annotations (summaries) that cover this message. */
-  readonly annotations: readonly string[];
   /**
    * Conversations this message grounds. Not part of the wire format (the API keeps this link on the
    * conversation only); kept so deleting the message can clean every conversation that names it.

@@ -1,4 +1,4 @@
-import type { Transaction } from './ports.js';
+import type { ReadView, Transaction } from './ports.js';
 import type { CollectionName } from './records.js';
 
 /** One end of a relation: a field of a collection's records holding one id or a list of ids. */
@@ -25,7 +25,6 @@ const one = (collection: CollectionName, field: string): RelationEnd => ({ colle
 export const RELATION = {
   conversationMessages: { a: many('conversations', 'messages'), b: one('messages', 'conversation'), owned: true },
   conversationAnnotations: { a: many('conversations', 'annotations'), b: one('annotations', 'conversation'), owned: true },
-  messageAnnotations: { a: many('messages', 'annotations'), b: many('annotations', 'messages') },
   conversationAnchors: { a: many('conversations', 'anchors'), b: many('anchors', 'conversations') },
   conversationAssets: { a: many('conversations', 'assets'), b: many('assets', 'conversations') },
   conversationWebsites: { a: many('conversations', 'websites'), b: many('websites', 'conversations') },
@@ -35,6 +34,19 @@ export const RELATION = {
 } as const satisfies Record<string, Relation>;
 
 export const RELATIONS: readonly Relation[] = Object.values(RELATION);
+
+/**
+ * The messages a summary covers: kept on the annotation only (`messages`), one record however long
+ * the conversation, so summarizing 20,000 messages writes one record, not 20,001. A message's
+ * `annotations` on the wire are derived from its conversation's annotations when it is rendered.
+ */
+export const COVERAGE: RelationEnd = many('annotations', 'messages');
+
+/** The annotations of `conversationId` whose coverage names `messageId`. */
+export function coveringAnnotations(view: ReadView, conversationId: string, messageId: string): string[] {
+  const conversation = view.get('conversations', conversationId);
+  return (conversation?.annotations ?? []).filter((id) => view.get('annotations', id)?.messages.includes(messageId));
+}
 
 // Relations are generic over field names, so records are handled here as plain objects.
 type Fields = Record<string, unknown>;
@@ -123,7 +135,8 @@ function without(record: Fields, end: RelationEnd, ids: ReadonlySet<string>): Fi
  * Deletes a record and keeps every relation whole: records that named it stop naming it, and
  * records it owns (a conversation's messages and annotations) are deleted the same way. Each
  * record that survives is rewritten once, however many of the deleted records it named, and
- * records deleted together are never rewritten, so deleting n records costs O(n).
+ * records deleted together are never rewritten, so deleting n records costs O(n). A message
+ * deleted on its own also leaves the summaries that cover it (see {@link coveringAnnotations}).
  */
 export function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): void {
   // The record and, recursively, what it owns, by collection.
@@ -165,6 +178,20 @@ export function deleteRecord(tx: Transaction, collection: CollectionName, id: st
           }
         }
       }
+    }
+  }
+  for (const [messageId, message] of doomed.get('messages') ?? []) {
+    const conversation = message.conversation as string;
+    if (isDoomed('conversations', conversation)) continue;
+    for (const annotationId of coveringAnnotations(tx, conversation, messageId)) {
+      if (isDoomed('annotations', annotationId)) continue;
+      let byRecord = removals.get('annotations');
+      if (!byRecord) removals.set('annotations', (byRecord = new Map()));
+      let ends = byRecord.get(annotationId);
+      if (!ends) byRecord.set(annotationId, (ends = new Map()));
+      let ids = ends.get(COVERAGE);
+      if (!ids) ends.set(COVERAGE, (ids = new Set()));
+      ids.add(messageId);
     }
   }
   for (const [c, records] of doomed) for (const recordId of records.keys()) tx.delete(c, recordId);

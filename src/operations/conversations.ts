@@ -1,6 +1,7 @@
+import type { ReadView } from '../ports.js';
 import { deleteRecord } from '../relations.js';
 import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord } from '../records.js';
-import { renderConversation, renderMessages } from '../render/conversation.js';
+import { conversationSnapshot, renderConversation, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
 import { stringifyInSlices } from '../render/json-chunks.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
@@ -36,7 +37,7 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
     ...RECORD_KINDS.annotations.build(seed, context()),
     conversation: id,
   }));
-  return ctx.repository.transact((tx) => {
+  const stored = await ctx.repository.transact((tx) => {
     const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
     const conversation: ConversationRecord = {
       ...fields,
@@ -56,8 +57,9 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
     for (const anchor of anchors) tx.put('anchors', anchor);
     for (const annotation of annotations) tx.put('annotations', annotation);
     tx.put('conversations', conversation);
-    return renderConversation(tx, conversation, render);
+    return { record: conversation, snapshot: conversationSnapshot(tx, conversation) };
   });
+  return renderConversationInSlices(stored.snapshot, stored.record, render);
 }
 
 /** A SeededConversation whose messages are only counted here: they are checked in slices. */
@@ -74,7 +76,8 @@ export async function listConversations(ctx: OperationContext, options?: ListOpt
 export async function getConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
-  return ctx.repository.read((view) => renderConversation(view, mustGet(view, 'conversations', id, 'conversation'), render));
+  const stored = await ctx.repository.read((view) => snapshotOf(view, mustGet(view, 'conversations', id, 'conversation')));
+  return renderConversationInSlices(stored.snapshot, stored.record, render);
 }
 
 /**
@@ -90,12 +93,13 @@ export async function getConversationJson(ctx: OperationContext, conversationId:
     const cached = ctx.conversationJson.get(view, id, render.transferables);
     if (cached !== undefined) return cached;
     const record = mustGet(view, 'conversations', id, 'conversation');
-    if (record.messages.length > SLICED_RENDER_MESSAGES) return { rendered: renderConversation(view, record, render) };
+    if (record.messages.length > SLICED_RENDER_MESSAGES) return snapshotOf(view, record);
     const json = conversationJson(view, record, render);
     ctx.conversationJson.set(view, record, render.transferables, json);
     return json;
   });
-  return typeof answer === 'string' ? answer : stringifyInSlices(answer.rendered);
+  if (typeof answer === 'string') return answer;
+  return stringifyInSlices(await renderConversationInSlices(answer.snapshot, answer.record, render));
 }
 
 /** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */
@@ -112,7 +116,8 @@ export async function listConversationMessages(
 ): Promise<ConversationMessages> {
   const id = parseId(conversationId, 'conversation id');
   const page = pageOptions(options, LIMITS.messagesPerConversation);
-  return ctx.repository.read((view) => renderMessages(view, mustGet(view, 'conversations', id, 'conversation'), page));
+  const stored = await ctx.repository.read((view) => snapshotOf(view, mustGet(view, 'conversations', id, 'conversation')));
+  return renderMessagesInSlices(stored.snapshot, stored.record, page);
 }
 
 /**
@@ -137,7 +142,7 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
   const { id, ...changes } = parseInput(conversationUpdateSchema, body, 'Conversation');
   const render = renderOptions(options);
   const now = ctx.now();
-  return ctx.repository.transact((tx) => {
+  const stored = await ctx.repository.transact((tx) => {
     const current = mustGet(tx, 'conversations', id, 'conversation');
     const next: Record<string, unknown> = { ...current, updated: now };
     for (const [field, value] of Object.entries(changes)) {
@@ -147,6 +152,10 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
     }
     const conversation = next as unknown as ConversationRecord;
     tx.put('conversations', conversation);
-    return renderConversation(tx, conversation, render);
+    return snapshotOf(tx, conversation);
   });
+  return renderConversationInSlices(stored.snapshot, stored.record, render);
 }
+
+/** The conversation with a snapshot of its messages, to render outside the read, in slices. */
+export const snapshotOf = (view: ReadView, record: ConversationRecord) => ({ record, snapshot: conversationSnapshot(view, record) });

@@ -121,7 +121,6 @@ export const RECORD_KINDS = {
       created: created ?? context.now,
       // Set by linking it to its conversation, which must exist.
       conversation: '',
-      annotations: [],
       groundedConversations: [],
     }),
     render: (record, options) => renderMessage(record, options),

@@ -1,8 +1,9 @@
 import { ServiceError, invalidInput } from '../errors.js';
 import type { ReadView, SummarizerMessage } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord } from '../records.js';
-import { RELATION, link, linkMany } from '../relations.js';
-import { renderConversation } from '../render/conversation.js';
+import { RELATION, link } from '../relations.js';
+import { renderConversationInSlices } from '../render/conversation.js';
+import { snapshotOf } from './conversations.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
@@ -18,11 +19,12 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
   const name = (await ctx.summarizer.title(fitted(ctx, messages))).trim();
   if (!name) throw nothingToSay(id, 'name');
   const now = ctx.now();
-  return ctx.repository.transact((tx) => {
+  const stored = await ctx.repository.transact((tx) => {
     const conversation: ConversationRecord = { ...mustGet(tx, 'conversations', id, 'conversation'), name, updated: now };
     tx.put('conversations', conversation);
-    return renderConversation(tx, conversation, render);
+    return snapshotOf(tx, conversation);
   });
+  return renderConversationInSlices(stored.snapshot, stored.record, render);
 }
 
 /**
@@ -68,9 +70,9 @@ export async function summarizeConversation(
   };
   await ctx.repository.transact((tx) => {
     mustGet(tx, 'conversations', id, 'conversation');
-    tx.put('annotations', annotation);
+    // Messages deleted since they were read are not covered.
+    tx.put('annotations', { ...annotation, messages: messages.map((message) => message.id).filter((messageId) => tx.get('messages', messageId)) });
     link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
-    linkMany(tx, RELATION.messageAnnotations, 'b', annotation.id, messages.map((message) => message.id), now);
   });
   return { conversation: { id }, annotation: { id: annotation.id } };
 }

@@ -1,6 +1,6 @@
 import type { ReadView } from '../ports.js';
 import type { ConversationRecord, MessageRecord, Timestamp } from '../records.js';
-import { OPTIONAL_CONVERSATION_FIELDS, renderAnnotation, renderConversation } from './conversation.js';
+import { coverageOf, OPTIONAL_CONVERSATION_FIELDS, renderAnnotation, renderConversation } from './conversation.js';
 import type { RenderOptions } from './lists.js';
 
 // The JSON of `renderConversation`, written straight from the records: byte for byte the same text
@@ -18,13 +18,14 @@ const INDEX_LIKE = /^(?:0|[1-9]\d*)$/;
 export function conversationJson(view: ReadView, record: ConversationRecord, options: RenderOptions): string {
   const slowly = () => JSON.stringify(renderConversation(view, record, options));
   if (typeof record.type !== 'string' || !isTimestamp(record.created) || !isTimestamp(record.updated)) return slowly();
+  const coverage = coverageOf(view, record);
   let iterable = '';
   let indices = '';
   let position = 0;
   for (const id of record.messages) {
     const message = view.get('messages', id);
     if (!message) continue;
-    const reference = messageJson(message, options.transferables);
+    const reference = messageJson(message, options.transferables, coverage.get(id));
     // `indices` is an object in renderMessages: an integer-like or special key would move.
     if (reference === undefined || INDEX_LIKE.test(id) || id === '__proto__') return slowly();
     const key = json(id);
@@ -53,7 +54,7 @@ export function conversationJson(view: ReadView, record: ConversationRecord, opt
 }
 
 /** A message as `renderMessage` answers it, serialized. */
-function messageJson(message: MessageRecord, transferables: boolean): string | undefined {
+function messageJson(message: MessageRecord, transferables: boolean, annotations: readonly string[] | undefined): string | undefined {
   if (typeof message.conversation !== 'string' || typeof message.role !== 'string' || !isTimestamp(message.created) || !isTimestamp(message.updated)) {
     return undefined;
   }
@@ -64,7 +65,7 @@ function messageJson(message: MessageRecord, transferables: boolean): string | u
   if (message.model) out += `,"model":${json(message.model)}`;
   if (message.score) out += `,"score":${json(message.score)}`;
   if (message.deleted) out += `,"deleted":${timestampJson(message.deleted)}`;
-  if (message.annotations.length > 0) out += `,"annotations":${idListJson(message.annotations)}`;
+  if (annotations && annotations.length > 0) out += `,"annotations":${idListJson(annotations)}`;
   return `${out}}`;
 }
 

@@ -6,7 +6,11 @@ import { idList, renderFragment, type RenderOptions } from './lists.js';
 // Renderers copy fields one by one rather than with object rest: this is the hot path of every
 // read, and rest spreads are several times slower in V8.
 
-export function renderMessage(message: MessageRecord, options: RenderOptions): ConversationMessage {
+/**
+ * A message as the client expects it. `annotations` are the summaries covering it (see
+ * {@link coverageOf}); a message outside a conversation's render has none to show.
+ */
+export function renderMessage(message: MessageRecord, options: RenderOptions, annotations: readonly string[] = NONE): ConversationMessage {
   const rendered: ConversationMessage = {
     id: message.id,
     created: message.created,
@@ -20,8 +24,26 @@ export function renderMessage(message: MessageRecord, options: RenderOptions): C
   if (message.model) rendered.model = message.model;
   if (message.score) rendered.score = message.score;
   if (message.deleted) rendered.deleted = message.deleted;
-  if (message.annotations.length > 0) rendered.annotations = idList(message.annotations);
+  if (annotations.length > 0) rendered.annotations = idList(annotations);
   return rendered;
+}
+
+const NONE: readonly string[] = [];
+
+/**
+ * Which of the conversation's annotations cover each of its messages, by message id, in the order
+ * the annotations were made. Coverage is stored on the annotations alone; this is its other side.
+ */
+export function coverageOf(view: ReadView, conversation: ConversationRecord): ReadonlyMap<string, readonly string[]> {
+  const coverage = new Map<string, string[]>();
+  for (const annotationId of conversation.annotations) {
+    for (const messageId of view.get('annotations', annotationId)?.messages ?? NONE) {
+      const list = coverage.get(messageId);
+      if (list) list.push(annotationId);
+      else coverage.set(messageId, [annotationId]);
+    }
+  }
+  return coverage;
 }
 
 export function renderAnnotation(annotation: AnnotationRecord): Annotation {
@@ -31,17 +53,28 @@ export function renderAnnotation(annotation: AnnotationRecord): Annotation {
   return rendered;
 }
 
+type PageOptions = RenderOptions & { readonly limit?: number; readonly offset?: number };
+
 /**
  * The conversation's messages, in order, as `{ iterable, indices }`; with `page`, only that page,
  * with `next` when more follow (`indices` are positions in the whole conversation).
  */
-export function renderMessages(
-  view: ReadView,
-  conversation: ConversationRecord,
-  options: RenderOptions & { readonly limit?: number; readonly offset?: number },
-): ConversationMessages {
+export function renderMessages(view: ReadView, conversation: ConversationRecord, options: PageOptions): ConversationMessages {
+  return runAtOnce(messagesInSlices(view, conversation, options));
+}
+
+/** {@link renderMessages}, giving the event loop back every few hundred messages. */
+export function renderMessagesInSlices(view: ReadView, conversation: ConversationRecord, options: PageOptions): Promise<ConversationMessages> {
+  return runInSlices(messagesInSlices(view, conversation, options));
+}
+
+/** Messages rendered between two turns of the event loop, when rendering in slices. */
+const MESSAGES_PER_SLICE = 500;
+
+function* messagesInSlices(view: ReadView, conversation: ConversationRecord, options: PageOptions): Generator<void, ConversationMessages> {
   const iterable: ConversationMessage[] = [];
   const indices: Record<string, number> = {};
+  const coverage = coverageOf(view, conversation);
   const first = options.offset ?? 0;
   const end = first + (options.limit ?? Infinity);
   let position = 0;
@@ -51,11 +84,51 @@ export function renderMessages(
     if (position >= end) return { iterable, indices, next: position };
     if (position >= first) {
       indices[id] = position;
-      iterable.push(renderMessage(message, options));
+      iterable.push(renderMessage(message, options, coverage.get(id)));
+      if (iterable.length % MESSAGES_PER_SLICE === 0) yield;
     }
     position++;
   }
   return { iterable, indices };
+}
+
+/** Runs a sliced rendering to its end at once. */
+function runAtOnce<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Runs a sliced rendering with a turn of the event loop between slices. */
+async function runInSlices<T>(steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * A view of one conversation's messages and annotations as they are now. Stored records are
+ * immutable, so rendering from it later, in slices, answers one consistent state.
+ */
+export function conversationSnapshot(view: ReadView, record: ConversationRecord): ReadView {
+  const messages = new Map<string, MessageRecord>();
+  for (const id of record.messages) {
+    const message = view.get('messages', id);
+    if (message) messages.set(id, message);
+  }
+  const annotations = new Map<string, AnnotationRecord>();
+  for (const id of record.annotations) {
+    const annotation = view.get('annotations', id);
+    if (annotation) annotations.set(id, annotation);
+  }
+  const tables: Partial<Record<string, Map<string, unknown>>> = { messages, annotations };
+  return {
+    get: (collection, id) => tables[collection]?.get(id) as never,
+    list: (collection) => [...(tables[collection]?.values() ?? [])] as never,
+  };
 }
 
 /**
@@ -63,7 +136,15 @@ export function renderMessages(
  * so one read renders the whole conversation; other links are ids.
  */
 export function renderConversation(view: ReadView, record: ConversationRecord, options: RenderOptions): Conversation {
-  const messages = renderMessages(view, record, { transferables: options.transferables });
+  return withMessages(view, record, renderMessages(view, record, { transferables: options.transferables }));
+}
+
+/** {@link renderConversation} from a {@link conversationSnapshot}, a few hundred messages at a time. */
+export async function renderConversationInSlices(snapshot: ReadView, record: ConversationRecord, options: RenderOptions): Promise<Conversation> {
+  return withMessages(snapshot, record, await renderMessagesInSlices(snapshot, record, { transferables: options.transferables }));
+}
+
+function withMessages(view: ReadView, record: ConversationRecord, messages: ConversationMessages): Conversation {
   const annotations: Conversation['annotations']['iterable'] = [];
   for (const id of record.annotations) {
     const annotation = view.get('annotations', id);

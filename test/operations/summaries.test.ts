@@ -37,6 +37,24 @@ describe('summarize', () => {
     expect(annotation?.messages?.iterable.map((m) => m.id)).toEqual(conversation.messages.iterable.map((m) => m.id));
     const listed = (await service.listAnnotations()).iterable.find((a) => a.id === output.annotation.id);
     expect(listed?.conversation).toEqual({ id: conversation.id });
+    // Each covered message names the summary, in the conversation and in its messages listing.
+    for (const message of after.messages.iterable) expect(message.reference?.annotations?.iterable).toEqual([{ id: output.annotation.id }]);
+    for (const message of (await service.listConversationMessages(conversation.id)).iterable) {
+      expect(message.annotations?.iterable).toEqual([{ id: output.annotation.id }]);
+    }
+  });
+
+  it('drops a deleted message from the summaries that cover it, and a deleted summary from its messages', async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'Question?'), said('ASSISTANT', 'Answer.'), said('USER', 'Thanks!'));
+    const [first, second] = conversation.messages.iterable.map((m) => m.id);
+    const { annotation } = await service.summarizeConversation(conversation.id);
+    await service.deleteMessage(second!);
+    const covered = (await service.listAnnotations()).iterable.find((a) => a.id === annotation.id)?.messages?.iterable.map((m) => m.id);
+    expect(covered).toEqual([first, conversation.messages.iterable[2]!.id]);
+    await service.deleteAnnotation(annotation.id);
+    const messages = (await service.listConversationMessages(conversation.id)).iterable;
+    expect(messages.map((m) => m.annotations)).toEqual([undefined, undefined]);
   });
 
   it('summarizes what is new since the last summary, and everything when nothing is new', async () => {

@@ -12,7 +12,6 @@ const bare: MessageRecord = {
   updated: at('2026-01-01T00:00:00.000Z'),
   conversation: 'c-1',
   role: 'USER',
-  annotations: [],
   groundedConversations: [],
 };
 
@@ -28,7 +27,6 @@ const full: MessageRecord = {
   model: { id: 'model-1', name: 'Tiny' },
   score: { manual: 1, automatic: 2 },
   deleted: at('2026-01-02T00:00:00.000Z'),
-  annotations: ['a-1'],
   groundedConversations: [],
 };
 
@@ -90,6 +88,8 @@ describe('conversationJson', () => {
     });
 
     await repository.read((view) => {
+      // The summary's coverage shows on the message it covers.
+      expect(JSON.parse(conversationJson(view, conversation, { transferables: true })).messages.iterable[1].reference.annotations).toEqual({ iterable: [{ id: 'a-1' }] });
       for (const record of [conversation, minimal, ...oddConversations]) {
         for (const transferables of [true, false]) {
           const written = conversationJson(view, record, { transferables });
