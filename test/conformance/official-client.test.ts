@@ -700,6 +700,26 @@ describe('the official client against the example server', () => {
   });
 
   describe('deleting a conversation', () => {
+    it('conversationsSnapshot reads a page at a time: a middleware asks for ?limit=, the Link header names the next page', async () => {
+      for (const name of ['Paged one', 'Paged two']) {
+        await api.conversations.conversationsCreateSpecificConversation({ seededConversation: { type: 'COPILOT', name } });
+      }
+      const everything = (await api.conversations.conversationsSnapshot({ transferables: false })).iterable.map((c) => c.id);
+      expect(everything.length).toBeGreaterThanOrEqual(3);
+      let pageUrl: string | undefined = `${server!.baseUrl}/conversations?transferables=false&limit=2`;
+      const paged = new ConversationsApi(
+        new Configuration({ basePath: server!.baseUrl, middleware: [{ pre: async ({ init }) => ({ url: pageUrl!, init }) }] }),
+      );
+      const seen: string[] = [];
+      for (let pages = 0; pageUrl && pages < 10; pages++) {
+        const response = await paged.conversationsSnapshotRaw({ transferables: false });
+        seen.push(...(await response.value()).iterable.map((c) => c.id));
+        const next = /^<([^>]+)>; rel="next"$/.exec(response.raw.headers.get('link') ?? '')?.[1];
+        pageUrl = next ? `${server!.baseUrl}${next}` : undefined;
+      }
+      expect(seen).toEqual(everything);
+    });
+
     it('conversationsDeleteSpecificConversation removes it; reading it then answers 410', async () => {
       const doomed = await api.conversations.conversationsCreateSpecificConversation({
         seededConversation: { type: 'COPILOT', name: 'Doomed', messages: [{ role: 'USER', fragment: { string: { raw: 'bye' } } }] },
