@@ -11,10 +11,15 @@
  * 2. Concurrent latency. One HTTP server over the JSON-file store with the embedded summarizer;
  *    the latency of GET /models from looping keep-alive clients, (a) with nothing else running,
  *    (b) while one other client creates a conversation of 20,000 messages in one body, then
- *    summarizes, renames and reads it. Also the event loop's delay (`monitorEventLoopDelay`). The
- *    clients run in the server's process, so their latencies include their own (small) work; the
- *    heavy body is serialized before the clock starts, and its answers are not parsed. The first
- *    summarize of a fresh server (it loads the summarizer's model) runs before, reported apart.
+ *    summarizes, renames and reads it. Also the server's event-loop delay (`monitorEventLoopDelay`).
+ *    Three processes, as real clients are other processes than the server: the server runs in a
+ *    child process of its own (it warms the summarizer up before it says it is ready, since its
+ *    first summarize loads the model: that one-time cost is reported apart, and it measures its own
+ *    loop delay over each phase when asked on stdin); the GET /models clients run in the main
+ *    process, so their latencies include their own (small) client work; the heavy client runs in a
+ *    second child, started after (a), so that its megabytes of requests and answers (serialized
+ *    before its clock starts, received but not parsed) load neither the server's event loop nor the
+ *    GET clients'. They still share the machine's CPUs.
  *
  * A conversation the service refuses to create at once (PAYLOAD_TOO_LARGE, 413) is created with as
  * many messages as it accepts and the rest are appended one by one; the output says so.
@@ -32,7 +37,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createExtractiveSummarizer, createFakeSummarizer, createService, isServiceError, type Service } from '../src/index.js';
+import { createExtractiveSummarizer, createFakeSummarizer, createService, isServiceError } from '../src/index.js';
 import { latencySummary } from './stats.js';
 
 const SIZES = (process.env.SAFETY_SIZES ?? '1000,5000,20000').split(',').map(Number);
@@ -238,7 +243,156 @@ async function linearCosts(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Part 2: latency of a cheap route while a heavy client works, over HTTP.
+// Part 2: latency of a cheap route while a heavy client works, over HTTP, in three processes.
+
+/** How long a child of part 2 has after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 15_000;
+/** How long a child of part 2 has to get ready: start Node, load the library, warm up. */
+const READY_MS = Math.max(CAP_MS, 60_000);
+/** Unmeasured GET /models loops before phase (a): the first requests compile both ends' code. */
+const CLIENT_WARM_MS = 500;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Whether `promise` settles within `ms`; clears its timer either way, so none keeps the process alive. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+/** One JSON line on stdout: how the children of part 2 talk to the main process. */
+const reportLine = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+/** A child process of this file that prints JSON lines on stdout and reads command lines on stdin. */
+interface Child {
+  /** The next JSON line, or undefined after `timeoutMs`; throws if the child's output ends first. */
+  next(timeoutMs: number): Promise<Record<string, unknown> | undefined>;
+  /** Sends one command line to the child. */
+  tell(command: string): void;
+  /** SIGTERM, then SIGKILL if it is still running after STOP_GRACE_MS; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+function spawnChild(mode: string, ...args: string[]): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', SELF, mode, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', (error) => {
+      console.error(`  the ${mode} process failed: ${error.message}`);
+      resolve();
+    });
+  });
+  // Writing to a child that is gone fails with EPIPE: its end shows on its output instead.
+  child.stdin!.on('error', () => {});
+  const queue: string[] = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  createInterface({ input: child.stdout! })
+    .on('line', (line) => {
+      queue.push(line);
+      wake?.();
+    })
+    .on('close', () => {
+      ended = true;
+      wake?.();
+    });
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    async next(timeoutMs) {
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
+        const line = queue.shift();
+        if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
+        if (ended) {
+          await settlesWithin(exited, 1_000);
+          throw new Error(`the ${mode} process ended (${child.signalCode ?? `exit code ${child.exitCode}`})`);
+        }
+        const left = deadline - performance.now();
+        if (left <= 0) return undefined;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    },
+    tell(command) {
+      if (running()) child.stdin!.write(`${command}\n`);
+    },
+    async stop() {
+      if (!running()) return;
+      child.kill('SIGTERM');
+      if (await settlesWithin(exited, STOP_GRACE_MS)) return;
+      console.error(`  the ${mode} process did not exit ${STOP_GRACE_MS / 1000} s after SIGTERM: killed`);
+      child.kill('SIGKILL');
+      if (!(await settlesWithin(exited, STOP_GRACE_MS))) console.error(`  the ${mode} process did not exit after SIGKILL either`);
+    },
+  };
+}
+
+/** Reads `child`'s lines until one has `key`, for at most `timeoutMs`; undefined after that. */
+async function lineWith(child: Child, key: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const line = await child.next(deadline - performance.now());
+    if (line === undefined || key in line) return line;
+  }
+}
+
+/**
+ * In the server's child process: the service over a JSON-file store in `dataDir` with the embedded
+ * summarizer, on an HTTP server. Warms the summarizer up, then prints `{ port, warmMs, warmStallMs }`.
+ * Its own event loop's delay is measured all along: on stdin, `reset` restarts the measurement
+ * (answered `{ reset: true }`) and `report` answers `{ loopDelay: { p99, max } }` in milliseconds.
+ * SIGTERM, or the end of stdin, closes the server and the service and exits.
+ */
+async function serveInThisProcess(dataDir: string): Promise<void> {
+  const { startHttpServer } = await import('../adapters/hono/serve.js');
+  // Sampled every 5 ms rather than the default 10, so that shorter stalls show too.
+  const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  const service = await createService({ dataDir });
+  const server = await startHttpServer(service, { port: 0, host: '127.0.0.1' });
+  let closing: Promise<void> | undefined;
+  const shutDown = () =>
+    (closing ??= (async () => {
+      let code = 0;
+      try {
+        await server.close();
+        await service.close();
+      } catch (error) {
+        console.error(error);
+        code = 1;
+      }
+      process.exit(code);
+    })());
+  process.once('SIGTERM', () => void shutDown());
+
+  // Unmeasured warm-up: the first summarize loads the embedded summarizer's model, a one-time cost
+  // of a fresh server; its time and the loop's longest stall are printed apart.
+  histogram.reset();
+  const started = performance.now();
+  const warm = await service.createConversation({ type: 'COPILOT', messages: chatMessages(50) }, { transferables: false });
+  await service.summarizeConversation(warm.id);
+  reportLine({ port: server.port, warmMs: performance.now() - started, warmStallMs: histogram.max / 1e6 });
+
+  createInterface({ input: process.stdin })
+    .on('line', (command) => {
+      if (command === 'reset') {
+        histogram.reset();
+        reportLine({ reset: true });
+      } else if (command === 'report') {
+        reportLine({ loopDelay: { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 } });
+      }
+    })
+    .on('close', () => void shutDown());
+}
 
 interface Answer {
   readonly status: number;
@@ -296,24 +450,30 @@ async function pollModels(agent: Agent, base: URL, stopped: () => boolean, polli
 
 interface Phase {
   readonly polling: Polling;
+  /** The server process's event-loop delay over the phase; NaN when it did not answer in time. */
   readonly loopDelay: { p99: number; max: number };
 }
 
-/** Runs the GET /models clients and the event-loop monitor until `work` settles. */
-async function measurePhase<T>(base: URL, work: () => Promise<T>): Promise<Phase & { result: T }> {
+/**
+ * Runs the GET /models clients, in this process, until `work` settles; the server process
+ * measures its event loop's delay over the same span.
+ */
+async function measurePhase<T>(base: URL, server: Child, work: () => Promise<T>): Promise<Phase & { result: T }> {
+  server.tell('reset');
+  if (!(await lineWith(server, 'reset', CAP_MS))) throw new Error(`the server did not reset its loop-delay measurement in ${CAP_MS / 1000} s`);
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
   const polling: Polling = { latencies: [], failures: 0 };
-  // Sampled every 5 ms rather than the default 10, so that shorter stalls show too.
-  const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
   let stopped = false;
-  histogram.enable();
   const clients = Array.from({ length: CLIENTS }, () => pollModels(agent, base, () => stopped, polling));
   try {
     const result = await work();
-    return { result, polling, loopDelay: { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 } };
+    // A server still busy with the heavy client's last request (stopped at the cap) may answer
+    // late or not at all: its figures are then n/a.
+    server.tell('report');
+    const answer = (await lineWith(server, 'loopDelay', CAP_MS))?.loopDelay as Phase['loopDelay'] | undefined;
+    return { result, polling, loopDelay: answer ?? { p99: NaN, max: NaN } };
   } finally {
     stopped = true;
-    histogram.disable();
     await Promise.all(clients);
     agent.destroy();
   }
@@ -327,10 +487,10 @@ interface HeavyStep {
 
 /**
  * The heavy client: a conversation of HEAVY_MESSAGES in one body, then summarize, rename and read
- * it, one request after another. Pushes each step's time to `steps` as it ends, so that a run
+ * it, one request after another. Hands each step's time to `onStep` as it ends, so that a run
  * stopped by the cap still shows the steps it finished. `body` is serialized beforehand.
  */
-async function heavyClient(agent: Agent, base: URL, messages: SeededMessage[], body: Buffer, steps: HeavyStep[]): Promise<void> {
+async function heavyClient(agent: Agent, base: URL, messages: SeededMessage[], body: Buffer, onStep: (step: HeavyStep) => void): Promise<void> {
   let started = performance.now();
   let appended = 0;
   const { id, firstBatch } = await createConversationOf(
@@ -351,7 +511,7 @@ async function heavyClient(agent: Agent, base: URL, messages: SeededMessage[], b
       appended++;
     },
   );
-  steps.push({
+  onStep({
     name: 'POST /conversations/create',
     ms: performance.now() - started,
     note:
@@ -366,18 +526,43 @@ async function heavyClient(agent: Agent, base: URL, messages: SeededMessage[], b
   ] as const) {
     started = performance.now();
     const answer = expectStatus(await send(agent, base, method, route), name, 200);
-    steps.push({ name, ms: performance.now() - started, note: `${bytes(answer.body.length)} answer` });
+    onStep({ name, ms: performance.now() - started, note: `${bytes(answer.body.length)} answer` });
   }
 }
 
 /**
  * The new conversation's id, read from the start of the answer: it is the first field, and parsing
- * megabytes of JSON here would block the loop that also serves, charging the client's work to the
- * server. Falls back to parsing.
+ * megabytes of JSON would add the client's own work to the step's time. Falls back to parsing.
  */
 function conversationId(body: Buffer): string {
   const head = /^\{"id":"([^"]+)"/.exec(body.subarray(0, 200).toString());
   return head?.[1] ?? (JSON.parse(body.toString()) as { id: string }).id;
+}
+
+/**
+ * In the heavy client's child process: serializes the body of `count` messages, opens its
+ * connection to `url` (one GET /models, unmeasured), prints `{ ready: true }`, and on `go` on stdin
+ * runs the heavy client, printing `{ step }` per step and `{ done: true }` at the end.
+ */
+async function heavyInThisProcess(url: string, count: number): Promise<void> {
+  const base = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const commands = createInterface({ input: process.stdin });
+  try {
+    const messages = chatMessages(count);
+    const body = Buffer.from(JSON.stringify({ type: 'COPILOT', messages }));
+    expectStatus(await send(agent, base, 'GET', '/models'), 'GET /models', 200);
+    reportLine({ ready: true });
+    const command = await commands[Symbol.asyncIterator]().next();
+    // The end of stdin rather than `go`: the main process is gone or gave up.
+    if (command.done || command.value !== 'go') return;
+    await heavyClient(agent, base, messages, body, (step) => reportLine({ step }));
+    reportLine({ done: true });
+  } finally {
+    commands.close();
+    process.stdin.destroy();
+    agent.destroy();
+  }
 }
 
 function printPhase(label: string, phase: Phase): void {
@@ -390,55 +575,50 @@ function printPhase(label: string, phase: Phase): void {
 }
 
 async function concurrentLatency(): Promise<void> {
-  // Loaded here, not at the top: part 1's measuring processes need no HTTP stack.
-  const { startHttpServer } = await import('../adapters/hono/serve.js');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cms-safety-http-'));
-  let service: Service | undefined;
-  let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  let server: Child | undefined;
+  let heavyChild: Child | undefined;
+  const cleanUp = async () => {
+    await heavyChild?.stop();
+    await server?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  // Interrupted (Ctrl-C, SIGTERM): the same clean-up, then the exit the signal would have made.
+  const interrupted = (signal: NodeJS.Signals) => void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
-    service = await createService({ dataDir });
-    server = await startHttpServer(service, { port: 0, host: '127.0.0.1' });
-    const base = new URL(server.url);
-    const heavyAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    server = spawnChild('serve', dataDir);
+    const ready = await lineWith(server, 'port', READY_MS);
+    if (!ready) throw new Error(`the server was not ready in ${READY_MS / 1000} s`);
+    const { port, warmMs, warmStallMs } = ready as { port: number; warmMs: number; warmStallMs: number };
+    const base = new URL(`http://127.0.0.1:${port}`);
 
-    // Unmeasured warm-up: the first summarize loads the embedded summarizer's model, a one-time
-    // cost of a fresh server; its time and the loop's longest stall are printed apart.
-    const warm = await measurePhase(base, async () => {
-      const started = performance.now();
-      const payload = Buffer.from(JSON.stringify({ type: 'COPILOT', messages: chatMessages(50) }));
-      const created = expectStatus(await send(heavyAgent, base, 'POST', '/conversations/create?transferables=false', payload), 'warm-up create', 200);
-      expectStatus(await send(heavyAgent, base, 'POST', `/conversation/${conversationId(created.body)}/summarize`), 'warm-up summarize', 200);
-      return performance.now() - started;
-    });
+    await measurePhase(base, server, () => sleep(CLIENT_WARM_MS));
+    const baseline = await measurePhase(base, server, () => sleep(BASELINE_MS));
 
-    const baseline = await measurePhase(base, () => new Promise((resolve) => setTimeout(resolve, BASELINE_MS)));
-
-    const messages = chatMessages(HEAVY_MESSAGES);
-    const body = Buffer.from(JSON.stringify({ type: 'COPILOT', messages }));
+    // Started after (a), so that its start-up (loading Node, tsx and the library, serializing the
+    // body) is over before (b) begins; `go` starts its clock.
+    heavyChild = spawnChild('heavy', base.href, String(HEAVY_MESSAGES));
+    if (!(await lineWith(heavyChild, 'ready', READY_MS))) throw new Error(`the heavy client was not ready in ${READY_MS / 1000} s`);
     const steps: HeavyStep[] = [];
     let overCap = false;
-    const heavy = await measurePhase(base, async () => {
-      let timer: NodeJS.Timeout | undefined;
-      // At the cap, destroying the agent fails the request under way, which ends the client.
-      const cap = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
+    const heavy = await measurePhase(base, server, async () => {
+      heavyChild!.tell('go');
+      const deadline = performance.now() + CAP_MS;
+      for (;;) {
+        const line = await heavyChild!.next(deadline - performance.now());
+        if (line === undefined) {
+          // At the cap, the heavy client's process ends, and its request under way with it.
           overCap = true;
-          heavyAgent.destroy();
-          resolve();
-        }, CAP_MS);
-      });
-      const work = heavyClient(heavyAgent, base, messages, body, steps).catch((error: Error) => {
-        if (!overCap) throw error;
-      });
-      try {
-        await Promise.race([work, cap]);
-      } finally {
-        clearTimeout(timer);
+          await heavyChild!.stop();
+          return;
+        }
+        if (line.step) steps.push(line.step as HeavyStep);
+        if (line.done) return;
       }
     });
-    heavyAgent.destroy();
 
-    console.log(`\nGET /models latency from ${CLIENTS} looping keep-alive clients, JSON-file store, embedded summarizer (warm: first summarize took ${fixed(warm.result)} ms, longest loop stall ${fixed(warm.loopDelay.max)} ms)`);
+    console.log(`\nGET /models latency from ${CLIENTS} looping keep-alive clients, JSON-file store, embedded summarizer (warm: first summarize took ${fixed(warmMs)} ms, longest loop stall ${fixed(warmStallMs)} ms)`);
     console.log('| phase | requests | failed | p50 ms | p99 ms | max ms | loop delay p99 ms | loop delay max ms |');
     console.log('|---|---|---|---|---|---|---|---|');
     printPhase(`(a) alone, ${BASELINE_MS / 1000} s`, baseline);
@@ -448,9 +628,8 @@ async function concurrentLatency(): Promise<void> {
     const p99 = latencySummary(heavy.polling.latencies).p99;
     console.log(`\nTarget: GET /models p99 under 100 ms during (b): ${p99 < 100 && !overCap ? 'met' : 'NOT met'} (${fixed(p99, 1)} ms)`);
   } finally {
-    await server?.close();
-    await service?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
+    await cleanUp();
   }
 }
 
@@ -471,6 +650,10 @@ function describeRun(): string {
 if (process.argv[2] === 'measure') {
   const [dataDir, size, summarizer] = process.argv.slice(3) as [string, string, SummarizerName];
   await measureInThisProcess(dataDir, Number(size), summarizer);
+} else if (process.argv[2] === 'serve') {
+  await serveInThisProcess(process.argv[3]!);
+} else if (process.argv[2] === 'heavy') {
+  await heavyInThisProcess(process.argv[3]!, Number(process.argv[4]));
 } else {
   console.log(describeRun());
   if (PARTS.includes('linear')) await linearCosts();
