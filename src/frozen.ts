@@ -15,8 +15,9 @@ export function deepFreeze<T>(value: T): T {
 
 /**
  * A deep-frozen copy of a record, sharing the parts that are frozen already. A changed record is
- * mostly the old one (`{ ...message, annotations: [...] }`), so storing it copies only the new
- * parts: the cost of a write follows what changed, not the size of the record.
+ * mostly the old one (`{ ...conversation, name }`), so storing it copies only the new parts: the
+ * cost of a write follows what changed, not the size of the record. A record handed to a
+ * Repository directly must not be shallow-frozen with mutable insides: such parts are kept as given.
  */
 export function frozenCopy<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;

@@ -1,5 +1,5 @@
 import type { ReadView, Transaction } from './ports.js';
-import type { CollectionName } from './records.js';
+import type { AnnotationRecord, CollectionName } from './records.js';
 
 /** One end of a relation: a field of a collection's records holding one id or a list of ids. */
 export interface RelationEnd {
@@ -45,7 +45,18 @@ export const COVERAGE: RelationEnd = many('annotations', 'messages');
 /** The annotations of `conversationId` whose coverage names `messageId`. */
 export function coveringAnnotations(view: ReadView, conversationId: string, messageId: string): string[] {
   const conversation = view.get('conversations', conversationId);
-  return (conversation?.annotations ?? []).filter((id) => view.get('annotations', id)?.messages.includes(messageId));
+  return (conversation?.annotations ?? []).filter((id) => covers(view.get('annotations', id), messageId));
+}
+
+// An annotation's coverage as a set, made once per (immutable) annotation record.
+const coverageSets = new WeakMap<AnnotationRecord, ReadonlySet<string>>();
+
+/** Whether `annotation` covers `messageId`: a set lookup, not a scan of its list. */
+export function covers(annotation: AnnotationRecord | undefined, messageId: string): boolean {
+  if (!annotation || annotation.messages.length === 0) return false;
+  let set = coverageSets.get(annotation);
+  if (!set) coverageSets.set(annotation, (set = new Set(annotation.messages)));
+  return set.has(messageId);
 }
 
 // Relations are generic over field names, so records are handled here as plain objects.
@@ -62,42 +73,14 @@ const idsOf = (record: Fields, end: RelationEnd): string[] => {
  * Linking twice changes nothing the second time. Returns false when nothing changed.
  */
 export function link(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
-  return linkMany(tx, relation, 'a', aId, [bId], updated);
-}
-
-/**
- * Links the record `id`, on `side` of `relation`, to every record of `otherIds` on the other side.
- * The record `id` is rewritten once with all of them and each other record once, so linking n
- * records costs O(n), not O(n²). Ids already linked, repeated, or naming no record are skipped.
- * Returns false when nothing changed.
- */
-export function linkMany(
-  tx: Transaction,
-  relation: Relation,
-  side: 'a' | 'b',
-  id: string,
-  otherIds: readonly string[],
-  updated: object,
-): boolean {
-  const [near, far] = side === 'a' ? [relation.a, relation.b] : [relation.b, relation.a];
-  const record = tx.get(near.collection, id) as Fields | undefined;
-  const named = new Set(record ? idsOf(record, near) : []);
-  const added: string[] = [];
   let changed = false;
-  for (const otherId of otherIds) {
-    const other = tx.get(far.collection, otherId) as Fields | undefined;
-    if (!other) continue;
-    if (!idsOf(other, far).includes(id)) {
-      tx.put(far.collection, { ...withIds(other, far, [id]), updated } as never);
-      changed = true;
-    }
-    if (!named.has(otherId)) {
-      named.add(otherId);
-      added.push(otherId);
-    }
-  }
-  if (record && added.length > 0) {
-    tx.put(near.collection, { ...withIds(record, near, added), updated } as never);
+  for (const [end, id, otherId] of [
+    [relation.a, aId, bId],
+    [relation.b, bId, aId],
+  ] as const) {
+    const record = tx.get(end.collection, id) as Fields | undefined;
+    if (!record || idsOf(record, end).includes(otherId)) continue;
+    tx.put(end.collection, { ...withId(record, end, otherId), updated } as never);
     changed = true;
   }
   return changed;
@@ -118,10 +101,9 @@ export function unlink(tx: Transaction, relation: Relation, aId: string, bId: st
   return changed;
 }
 
-/** The record with `end.field` also naming `ids`, which it does not name yet (a one-end field names the last). */
-function withIds(record: Fields, end: RelationEnd, ids: readonly string[]): Fields {
-  if (!end.many) return { ...record, [end.field]: ids.at(-1) };
-  return { ...record, [end.field]: [...idsOf(record, end), ...ids] };
+/** The record with `end.field` also naming `id`, which it does not name yet. */
+function withId(record: Fields, end: RelationEnd, id: string): Fields {
+  return { ...record, [end.field]: end.many ? [...idsOf(record, end), id] : id };
 }
 
 /** The record with `end.field` no longer naming any of `ids`. */

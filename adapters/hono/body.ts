@@ -14,6 +14,12 @@ export const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
  * away (up to {@link DISCARD_LIMIT_BYTES}), then refused with PAYLOAD_TOO_LARGE.
  */
 export async function readBodyText(c: Context<RouterEnv>, maxBytes: number): Promise<string> {
+  if (Number(c.req.header('content-length')) > Math.max(maxBytes, DISCARD_LIMIT_BYTES)) {
+    // Too much to read and throw away: refuse at once, and close.
+    c.set('body', '');
+    c.header('Connection', 'close');
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBytes} bytes).`, { limit: maxBytes });
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   const complete = await consume(c, (chunk) => {
@@ -38,6 +44,7 @@ export async function discardUnreadBody(c: Context<RouterEnv>): Promise<void> {
   if (c.get('body') !== undefined || !declaresBody(c)) return;
   let size = 0;
   const complete = await consume(c, (chunk) => (size += chunk.byteLength) <= DISCARD_LIMIT_BYTES).catch(() => false);
+  // A body too large, or unreadable, stays on the connection: it must not carry another request.
   if (!complete) c.header('Connection', 'close');
 }
 
@@ -51,7 +58,8 @@ async function consume(c: Context<RouterEnv>, take: (chunk: Uint8Array) => boole
   const body = c.req.raw.body;
   c.set('body', '');
   if (!body) return true;
-  if (body.locked) return false;
+  // Read already by someone else: nothing can be known of it, so nothing is taken as given.
+  if (body.locked) throw new Error('The request body was already being read.');
   const reader = body.getReader();
   try {
     for (;;) {

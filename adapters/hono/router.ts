@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { LINK_KINDS, ServiceError, type LinkKind, type ListOf, type Service } from '../../src/index.js';
+import { LINK_KINDS, type LinkKind, type ListOf, type Service } from '../../src/index.js';
 import { onError, type RouterEnv } from './errors.js';
 import { jsonAnswer } from './json-answer.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';

@@ -61,7 +61,8 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
   const pending = new Set<ServerResponse>();
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   // Node checks the header and request timeouts on this interval (30 s by default).
-  const server = createServer({ connectionsCheckingInterval: Math.min(1_000, headersTimeout) }, (request: IncomingMessage, response: ServerResponse) => {
+  const checkEveryMs = headersTimeout > 0 ? Math.min(1_000, headersTimeout) : 1_000;
+  const server = createServer({ connectionsCheckingInterval: checkEveryMs }, (request: IncomingMessage, response: ServerResponse) => {
     // Once closing, every answer tells its client not to send more on this connection.
     if (closing) response.shouldKeepAlive = false;
     pending.add(response);
@@ -113,5 +114,7 @@ async function shutDown(server: Server, graceMs: number, markClosing: () => void
     await done;
   } finally {
     clearTimeout(timer);
+    // http's own close, now that nothing is left to cut: it stops the timeout checks.
+    server.close(() => undefined);
   }
 }

@@ -39,8 +39,7 @@ const ALLOWED_REQUEST_HEADERS = ['Content-Type', 'Authorization', 'X-Application
 export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<RouterEnv>[] {
   const hosts = options.allowedHosts === '*' ? '*' : new Set((options.allowedHosts ?? []).map(normalizeHostName));
   const origins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
-  const isAllowedOrigin = (origin: string, hostHeader: string) =>
-    origins.has(normalizeOrigin(origin)) || sameOrigin(origin, hostHeader);
+  const isAllowedOrigin = (origin: string) => origins.has(normalizeOrigin(origin));
 
   const guard: MiddlewareHandler<RouterEnv> = async (c, next) => {
     const hostHeader = c.req.header('host') ?? new URL(c.req.url).host;
@@ -50,7 +49,7 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
     }
     const origin = c.req.header('origin');
     if (origin !== undefined) {
-      if (!isAllowedOrigin(origin, hostHeader)) {
+      if (!isAllowedOrigin(origin)) {
         throw new ServiceError('FORBIDDEN', `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`);
       }
     } else if (isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.header('sec-fetch-dest'), c.req.method)) {
@@ -65,7 +64,7 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
   };
 
   const corsForAllowed = cors({
-    origin: (origin, c) => (origin && isAllowedOrigin(origin, c.req.header('host') ?? '') ? origin : null),
+    origin: (origin) => (origin && isAllowedOrigin(origin) ? origin : null),
     allowMethods: ['GET', 'POST', 'OPTIONS'],
     allowHeaders: ALLOWED_REQUEST_HEADERS,
     exposeHeaders: ['Link'],
@@ -117,9 +116,6 @@ function hostNameOf(hostHeader: string): string {
 
 const normalizeHostName = (name: string) => name.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
 const normalizeOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/+$/, '');
-
-/** A page served by this very host (same scheme and authority); the Host check has vouched for it. */
-const sameOrigin = (origin: string, hostHeader: string) => normalizeOrigin(origin) === `http://${hostHeader.toLowerCase()}`;
 
 /**
  * Fetch metadata of a browser request from another site. Top-level navigations (a link followed)

@@ -1,7 +1,7 @@
 import type { ReadView } from '../ports.js';
 import { deleteRecord } from '../relations.js';
 import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord } from '../records.js';
-import { conversationSnapshot, renderConversation, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
+import { conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
 import { stringifyInSlices } from '../render/json-chunks.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
@@ -70,7 +70,10 @@ const conversationHeadSchema = seededConversationSchema.extend({
 /** The conversations, oldest first, a page at a time (see {@link ListOptions}). */
 export async function listConversations(ctx: OperationContext, options?: ListOptions): Promise<ListOf<Conversation>> {
   const page = pageOptions(options);
-  return ctx.repository.read((view) => pageOf(view.list('conversations'), page, (conversation) => renderConversation(view, conversation, page)));
+  const stored = await ctx.repository.read((view) => pageOf(view.list('conversations'), page, (conversation) => snapshotOf(view, conversation)));
+  const iterable: Conversation[] = [];
+  for (const { snapshot, record } of stored.iterable) iterable.push(await renderConversationInSlices(snapshot, record, page));
+  return stored.next === undefined ? { iterable } : { iterable, next: stored.next };
 }
 
 export async function getConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {

@@ -29,8 +29,8 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
 
 /**
  * Summarizes the conversation and stores the text as a SUMMARY annotation linked to the
- * conversation and to each message it covers. Which messages: those named in `input.messages`;
- * without input, those no earlier summary covers (so summarizing again after new messages covers
+ * conversation, naming the messages it covers in its `messages`. Which messages: those named in
+ * `input.messages`; without input, those no earlier summary covers (so summarizing again after new messages covers
  * what is new), or all of them when every message is already covered.
  */
 export async function summarizeConversation(
@@ -44,8 +44,9 @@ export async function summarizeConversation(
     const conversation = mustGet(view, 'conversations', id, 'conversation');
     const all = textMessages(view, conversation);
     if (!named) return notYetSummarized(view, conversation, all);
+    const inConversation = new Set(conversation.messages);
     named.iterable.forEach(({ id: messageId }, index) => {
-      if (!conversation.messages.includes(messageId)) {
+      if (!inConversation.has(messageId)) {
         throw invalidInput(`Message "${messageId}" is not a message of conversation "${id}".`, [
           { path: ['messages', 'iterable', index, 'id'], message: 'not a message of this conversation' },
         ]);

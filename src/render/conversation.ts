@@ -1,6 +1,7 @@
 import type { ReadView } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
+import { covers } from '../relations.js';
 import { idList, renderFragment, type RenderOptions } from './lists.js';
 
 // Renderers copy fields one by one rather than with object rest: this is the hot path of every
@@ -31,19 +32,23 @@ export function renderMessage(message: MessageRecord, options: RenderOptions, an
 const NONE: readonly string[] = [];
 
 /**
- * Which of the conversation's annotations cover each of its messages, by message id, in the order
- * the annotations were made. Coverage is stored on the annotations alone; this is its other side.
+ * Which of the conversation's annotations cover a message, in the order the annotations were made.
+ * Coverage is stored on the annotations alone; this is its other side, asked message by message
+ * (so a page of messages costs only its own lookups).
  */
-export function coverageOf(view: ReadView, conversation: ConversationRecord): ReadonlyMap<string, readonly string[]> {
-  const coverage = new Map<string, string[]>();
-  for (const annotationId of conversation.annotations) {
-    for (const messageId of view.get('annotations', annotationId)?.messages ?? NONE) {
-      const list = coverage.get(messageId);
-      if (list) list.push(annotationId);
-      else coverage.set(messageId, [annotationId]);
-    }
+export function coverageOf(view: ReadView, conversation: ConversationRecord): { get(messageId: string): readonly string[] } {
+  const summaries: [string, AnnotationRecord][] = [];
+  for (const id of conversation.annotations) {
+    const annotation = view.get('annotations', id);
+    if (annotation && annotation.messages.length > 0) summaries.push([id, annotation]);
   }
-  return coverage;
+  return {
+    get(messageId) {
+      let ids: string[] | undefined;
+      for (const [id, annotation] of summaries) if (covers(annotation, messageId)) (ids ??= []).push(id);
+      return ids ?? NONE;
+    },
+  };
 }
 
 export function renderAnnotation(annotation: AnnotationRecord): Annotation {

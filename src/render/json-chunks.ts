@@ -24,28 +24,33 @@ export function* jsonChunks(value: unknown): Generator<string, void, undefined> 
   }
   const isArray = Array.isArray(value);
   const entries: [string | undefined, unknown][] = isArray ? value.map((item) => [undefined, item]) : Object.entries(value);
-  let text = isArray ? '[' : '{';
+  // The items of a very long list (a conversation's messages) are small: not worth looking into.
+  const lookInside = entries.length <= MAX_ITEMS_LOOKED_INTO;
+  let piece: string[] = [isArray ? '[' : '{'];
   let first = true;
-  let items = 0;
   for (const [key, nested] of entries) {
     // What JSON.stringify leaves out of an object.
     if (!isArray && (nested === undefined || typeof nested === 'function' || typeof nested === 'symbol')) continue;
-    text += `${first ? '' : ','}${key === undefined ? '' : `${JSON.stringify(key)}:`}`;
+    piece.push(`${first ? '' : ','}${key === undefined ? '' : `${JSON.stringify(key)}:`}`);
     first = false;
-    if (hasLongList(nested, 2)) {
-      yield text;
-      text = '';
+    if (lookInside && hasLongList(nested, 2)) {
+      yield piece.join('');
+      piece = [];
       yield* jsonChunks(nested);
       continue;
     }
-    text += JSON.stringify(nested) ?? 'null';
-    if (++items % ITEMS_PER_CHUNK === 0) {
-      yield text;
-      text = '';
+    piece.push(JSON.stringify(nested) ?? 'null');
+    if (piece.length >= 2 * ITEMS_PER_CHUNK) {
+      yield piece.join('');
+      piece = [];
     }
   }
-  yield `${text}${isArray ? ']' : '}'}`;
+  piece.push(isArray ? ']' : '}');
+  yield piece.join('');
 }
+
+/** Lists longer than this (a page holds at most 1,000 items) have their items serialized whole. */
+const MAX_ITEMS_LOOKED_INTO = 1_000;
 
 /** `JSON.stringify(value)`, built a piece at a time with the event loop free in between. */
 export async function stringifyInSlices(value: unknown): Promise<string> {

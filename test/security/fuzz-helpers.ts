@@ -849,6 +849,16 @@ export async function storedRelationProblems(repository: Repository): Promise<st
         }
       }
     }
+    // A summary's coverage is kept on the annotation alone: each covered message must exist and
+    // belong to the summary's conversation.
+    for (const annotation of view.list('annotations')) {
+      for (const messageId of annotation.messages) {
+        const message = view.get('messages', messageId);
+        if (!message) problems.push(`coverage: annotation ${annotation.id} covers message ${messageId}, which does not exist`);
+        else if (message.conversation !== annotation.conversation)
+          problems.push(`coverage: annotation ${annotation.id} covers message ${messageId} of another conversation (${message.conversation})`);
+      }
+    }
     return problems;
   });
 }

@@ -155,7 +155,8 @@ describe('summarizing a long conversation', () => {
       expect(texts[0]).toMatch(/^message 0 /);
       expect(texts.at(-1)).toMatch(/^message 1999 /);
     }
-    // The summary still covers every message it summarized.
+    // The summary is of the whole conversation: it names every message, the ones left out of the
+    // summarizer's reading too, so the next summary starts after them.
     const stored = (await service.listAnnotations()).iterable.find((a) => a.id === annotation.id);
     expect(stored?.messages?.iterable).toHaveLength(2_001);
   });

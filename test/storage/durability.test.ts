@@ -149,6 +149,16 @@ describe('JSON-file repository: journal and snapshot', () => {
     expect(migrated.conversations.map((c: { id: string }) => c.id)).toEqual(['from-v1', 'new']);
   });
 
+  it('migrates a version 2 file: messages no longer carry the summaries that cover them', async () => {
+    const file = freshFile();
+    await createJsonFileRepository({ file }).then((r) => r.close());
+    const message = { id: 'm1', conversation: 'c1', role: 'USER', created: { value: '2026-01-01T00:00:00.000Z' }, updated: { value: '2026-01-01T00:00:00.000Z' }, groundedConversations: [] };
+    await writeFile(file, JSON.stringify({ version: 2, journalSeq: 0, messages: [{ ...message, annotations: ['a1'] }] }));
+    const repository = await createJsonFileRepository({ file });
+    expect(await repository.read((view) => view.get('messages', 'm1'))).toEqual(message);
+    await repository.close();
+  });
+
   it('refuses a file from a newer release', async () => {
     const file = freshFile();
     await createJsonFileRepository({ file }).then((r) => r.close());
