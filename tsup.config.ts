@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'adapters/hono/index': 'adapters/hono/index.ts',
     'adapters/hono/serve': 'adapters/hono/serve.ts',
+    'runtimes/openai-compatible': 'src/runtimes/openai-compatible.ts',
   },
   format: ['esm'],
   dts: true,

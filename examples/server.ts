@@ -7,15 +7,26 @@
  *   API_TOKEN        a token every request must send as `Authorization: Bearer <token>`
  *   ALLOWED_ORIGINS  comma-separated web origins whose pages may call the service
  *   ALLOWED_HOSTS    comma-separated host names accepted besides loopback ones
+ *   OPENAI_BASE_URL  an OpenAI-compatible server whose models write titles and summaries,
+ *                    e.g. http://127.0.0.1:11434/v1 (Ollama); OPENAI_API_KEY if it needs one
+ *   DEFAULT_MODEL    the unique name or id of the model that writes when a conversation names none
  * On SIGINT or SIGTERM it stops accepting, lets requests under way finish, and closes the data.
  */
 import { startHttpServer } from '../adapters/hono/serve.js';
 import { createService } from '../src/index.js';
+import { createOpenAiCompatibleRuntime } from '../src/runtimes/openai-compatible.js';
 
 const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
 const dataDir = process.env.DATA_DIR ?? 'data';
 
-const service = await createService({ dataDir });
+const runtimes = process.env.OPENAI_BASE_URL
+  ? [createOpenAiCompatibleRuntime({ baseUrl: process.env.OPENAI_BASE_URL, ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) })]
+  : [];
+const service = await createService({
+  dataDir,
+  runtimes,
+  ...(process.env.DEFAULT_MODEL ? { defaultModel: process.env.DEFAULT_MODEL } : {}),
+});
 let server;
 try {
   server = await startHttpServer(service, {

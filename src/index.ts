@@ -5,7 +5,7 @@ export type { JsonValue } from './schemas/json.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
 export { LLM_USAGES, isLlm } from './operations/models.js';
 export { ServiceError, isServiceError, type ErrorCode, type InputIssue, type ServiceErrorDetails } from './errors.js';
-export type { ModelRegistry, ReadView, Repository, Summarizer, SummarizerMessage, SummarizerModelInfo, Transaction } from './ports.js';
+export type { ChatMessage, ChatOptions, ModelRegistry, ModelRuntime, ReadView, Repository, Summarizer, SummarizerMessage, SummarizerModelInfo, Transaction } from './ports.js';
 export { createMemoryRepository } from './stores/memory.js';
 export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/index.js';
 export { createLocalModelRegistry, type LocalModelRegistryOptions } from './models/local-registry.js';

@@ -99,3 +99,43 @@ export interface ModelRegistry {
    */
   deleteCache(modelId: string): Promise<void>;
 }
+
+/** One message of a chat with a model, in the OpenAI chat format. */
+export interface ChatMessage {
+  readonly role: 'system' | 'user' | 'assistant';
+  readonly content: string;
+}
+
+/** What one generation may use. */
+export interface ChatOptions {
+  /** Most tokens the answer may have. */
+  readonly maxTokens: number;
+  /** Aborts the generation (a timeout, or the caller giving up). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Something that runs models: an OpenAI-compatible server (Ollama, LM Studio, llama.cpp's server,
+ * vLLM, LocalAI), or a runtime in this process. The service asks it to write titles and summaries
+ * with a conversation's model, and lists its models beside the built-in and custom ones.
+ */
+export interface ModelRuntime {
+  /** Names the runtime in model ids and messages, e.g. `openai`. */
+  readonly name: string;
+  /**
+   * The models it offers, as Model records (`custom: false`), with their live `loaded` state.
+   * Never rejects: a runtime it cannot reach answers the models it last saw, marked not loaded.
+   */
+  models(): Promise<ModelRecord[]>;
+  /** Whether `model` runs here: one of its own, or a custom model naming one of them in `unique`. */
+  accepts(model: ModelRecord): Promise<boolean>;
+  /**
+   * The model's answer to `messages`. Rejects with an Error that says why when it cannot (the
+   * runtime unreachable, the model unknown to it, a timeout through `options.signal`).
+   */
+  chat(model: ModelRecord, messages: readonly ChatMessage[], options: ChatOptions): Promise<string>;
+  /** Tokens of context `model` reads, when the runtime knows. */
+  contextTokens?(model: ModelRecord): number | undefined;
+  /** Frees what it holds in memory; answers the ids of the models that were loaded. */
+  unloadAll?(): Promise<string[]>;
+}

@@ -11,7 +11,7 @@ import { createRecord, deleteRecordOfKind, listRecords } from './operations/reco
 import type { RecordKindName } from './operations/record-kinds.js';
 import { incrementConversationScores } from './operations/scores.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
-import type { ModelRegistry, Repository, Summarizer } from './ports.js';
+import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { createJsonFileRepository } from './stores/json-file/index.js';
 import { createMemoryRepository } from './stores/memory.js';
 import { createExtractiveSummarizer } from './summarizers/extractive.js';
@@ -53,6 +53,22 @@ export interface ServiceOptions {
    * Default 16 MiB; 0 turns the cache off.
    */
   readonly conversationJsonCacheBytes?: number;
+  /**
+   * Runtimes that run models (e.g. `createOpenAiCompatibleRuntime({ baseUrl })` from
+   * `conversation-model-service/runtimes/openai-compatible`). Their models are listed by
+   * `listModels`, and write a conversation's title and summary when the conversation's `model`
+   * (or `defaultModel`) is one of them. Default: none.
+   */
+  readonly runtimes?: readonly ModelRuntime[];
+  /**
+   * The id or `unique` name of the model that writes titles and summaries when a conversation
+   * names none (or names one no runtime runs). Default: none, the embedded summarizer writes.
+   */
+  readonly defaultModel?: string;
+  /** How long a model may take to write; past it the embedded summarizer writes. Default 60 s. */
+  readonly generationTimeoutMs?: number;
+  /** Where warnings go (a model that failed and was replaced, say). Default `console`. */
+  readonly logger?: { warn(message: string): void };
 }
 
 /** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
@@ -131,6 +147,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     now: () => ({ value: clock().toISOString() }),
     newId: options.generateId ?? randomUUID,
     conversationJson: new ConversationJsonCache(options.conversationJsonCacheBytes ?? 16 * 1024 * 1024),
+    runtimes: options.runtimes ?? [],
+    defaultModel: options.defaultModel,
+    generationTimeoutMs: options.generationTimeoutMs ?? 60_000,
+    logger: options.logger ?? console,
   };
 
   const records = <T>(kind: RecordKindName) => ({

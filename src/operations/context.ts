@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound, ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import type { ModelRegistry, ReadView, Repository, Summarizer } from '../ports.js';
+import type { ModelRegistry, ModelRuntime, ReadView, Repository, Summarizer } from '../ports.js';
 import type { CollectionName, Collections, Timestamp } from '../records.js';
 import type { ConversationJsonCache } from '../render/json-cache.js';
 import type { RenderOptions } from '../render/lists.js';
@@ -19,6 +19,14 @@ export interface OperationContext {
   newId(): string;
   /** Serialized conversations, for transports that answer JSON. */
   readonly conversationJson: ConversationJsonCache;
+  /** Runtimes whose models can write titles and summaries (none: the embedded summarizer writes them). */
+  readonly runtimes: readonly ModelRuntime[];
+  /** The id or `unique` name of the model that writes when a conversation names none. */
+  readonly defaultModel: string | undefined;
+  /** How long a model may take to write a title or a summary before the embedded summarizer does. */
+  readonly generationTimeoutMs: number;
+  /** Where the service reports what it worked around (a model that failed, say). */
+  readonly logger: { warn(message: string): void };
 }
 
 /** Options of the reads that answer conversation data. */

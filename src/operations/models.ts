@@ -13,10 +13,14 @@ import { parseId, type OperationContext } from './context.js';
 export const LLM_USAGES: ReadonlySet<string> = new Set(['CODE_CONVERSATION', 'CODE_GENERATION']);
 export const isLlm = (model: Pick<ModelRecord, 'usage'>): boolean => LLM_USAGES.has(model.usage);
 
-/** Every model: the built-in ones first, then the custom ones in creation order. */
+/**
+ * Every model: the built-in ones, then those the runtimes offer (a runtime that is down lists what
+ * it last saw, not loaded), then the custom ones in creation order.
+ */
 export async function listModels(ctx: OperationContext): Promise<ListOf<Model>> {
   const custom = await ctx.repository.read((view) => view.list('models'));
-  return { iterable: [...ctx.models.builtins(), ...custom].map((model) => ({ ...model })) };
+  const offered = (await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat();
+  return { iterable: [...ctx.models.builtins(), ...offered, ...custom].map((model) => ({ ...model })) };
 }
 
 /**
@@ -92,6 +96,7 @@ export async function deleteModelCache(ctx: OperationContext, modelId: string, i
 /** Unloads every loaded model: the built-in ones release their memory; custom ones are marked unloaded. */
 export async function unloadModels(ctx: OperationContext): Promise<void> {
   await ctx.models.unloadAll();
+  await Promise.all(ctx.runtimes.map((runtime) => runtime.unloadAll?.()));
   await ctx.repository.transact((tx) => {
     for (const model of tx.list('models')) if (model.loaded) tx.put('models', { ...model, loaded: false });
   });

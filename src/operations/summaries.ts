@@ -4,19 +4,22 @@ import type { AnnotationRecord, ConversationRecord } from '../records.js';
 import { RELATION, link } from '../relations.js';
 import { renderConversationInSlices } from '../render/conversation.js';
 import { snapshotOf } from './conversations.js';
+import { write } from './writers.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
-import { fitMessages } from './fit-messages.js';
 import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
 
 /** Names the conversation with the Summarizer's title for its messages; answers the conversation. */
 export async function renameConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
-  const messages = await ctx.repository.read((view) => textMessages(view, mustGet(view, 'conversations', id, 'conversation')));
+  const { messages, model } = await ctx.repository.read((view) => {
+    const conversation = mustGet(view, 'conversations', id, 'conversation');
+    return { messages: textMessages(view, conversation), model: conversation.model?.id };
+  });
   if (messages.length === 0) throw nothingToSay(id, 'name');
-  const name = (await ctx.summarizer.title(fitted(ctx, messages))).trim();
+  const { text: name } = await write(ctx, 'title', messages, model);
   if (!name) throw nothingToSay(id, 'name');
   const now = ctx.now();
   const stored = await ctx.repository.transact((tx) => {
@@ -40,10 +43,11 @@ export async function summarizeConversation(
 ): Promise<ConversationSummarizeOutput> {
   const id = parseId(conversationId, 'conversation id');
   const { messages: named } = parseInput(conversationSummarizeInputSchema.optional(), input, 'ConversationSummarizeInput') ?? {};
-  const messages = await ctx.repository.read((view) => {
+  const { messages, model } = await ctx.repository.read((view) => {
     const conversation = mustGet(view, 'conversations', id, 'conversation');
     const all = textMessages(view, conversation);
-    if (!named) return notYetSummarized(view, conversation, all);
+    const model = conversation.model?.id;
+    if (!named) return { messages: notYetSummarized(view, conversation, all), model };
     const inConversation = new Set(conversation.messages);
     named.iterable.forEach(({ id: messageId }, index) => {
       if (!inConversation.has(messageId)) {
@@ -53,10 +57,10 @@ export async function summarizeConversation(
       }
     });
     const wanted = new Set(named.iterable.map((message) => message.id));
-    return all.filter((message) => wanted.has(message.id));
+    return { messages: all.filter((message) => wanted.has(message.id)), model };
   });
   if (messages.length === 0) throw nothingToSay(id, 'summarize');
-  const text = (await ctx.summarizer.summarize(fitted(ctx, messages))).trim();
+  const { text, modelId } = await write(ctx, 'summary', messages, model);
   if (!text) throw nothingToSay(id, 'summarize');
   const now = ctx.now();
   const annotation: AnnotationRecord = {
@@ -66,7 +70,8 @@ export async function summarizeConversation(
     type: 'SUMMARY',
     text,
     mechanism: 'AUTOMATIC',
-    model: { id: ctx.summarizer.model.id },
+    // Who actually wrote it: the conversation's model, the default one, or the embedded summarizer.
+    model: { id: modelId },
     messages: [],
   };
   await ctx.repository.transact((tx) => {
@@ -99,11 +104,6 @@ function textMessages(view: ReadView, conversation: ConversationRecord): Summari
   }
   return messages;
 }
-
-/** The part of a long conversation the summarizer reads (see {@link fitMessages}). */
-const fitted = (ctx: OperationContext, messages: readonly SummarizerMessage[]) =>
-  fitMessages(messages, ctx.summarizer.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS).messages;
-const DEFAULT_MAX_INPUT_CHARS = 100_000;
 
 const nothingToSay = (id: string, verb: 'name' | 'summarize'): ServiceError =>
   new ServiceError('UNPROCESSABLE', `Conversation "${id}" has no message text to ${verb}.`, {

@@ -1,0 +1,60 @@
+import type { ModelRuntime, SummarizerMessage } from '../ports.js';
+import type { ModelRecord } from '../records.js';
+import { answerTokens, cleanAnswer, contextTokensOf, promptFor, type WritingTask } from '../models/llm-writer.js';
+import type { OperationContext } from './context.js';
+import { fitMessages } from './fit-messages.js';
+
+/** A title or a summary, and the model that actually wrote it. */
+export interface Written {
+  readonly text: string;
+  readonly modelId: string;
+}
+
+/**
+ * Writes a title or a summary. The writer is the conversation's `model` when a runtime runs it;
+ * otherwise the service's default model; otherwise the embedded summarizer. A model that fails
+ * (unreachable, too slow, an unusable answer) is reported to the logger and the embedded
+ * summarizer writes instead, so the answer always says who wrote it.
+ */
+export async function write(ctx: OperationContext, task: WritingTask, messages: readonly SummarizerMessage[], conversationModel?: string): Promise<Written> {
+  const writer = await chooseWriter(ctx, conversationModel);
+  if (writer) {
+    const { model, runtime } = writer;
+    try {
+      const answer = await runtime.chat(model, promptFor(task, messages, contextTokensOf(model, runtime)), {
+        maxTokens: answerTokens(task),
+        signal: AbortSignal.timeout(ctx.generationTimeoutMs),
+      });
+      const text = cleanAnswer(task, answer);
+      if (text) return { text, modelId: model.id };
+      ctx.logger.warn(`Model ${model.id} answered no usable ${task} (${JSON.stringify(answer.slice(0, 120))}); the embedded summarizer wrote it.`);
+    } catch (error) {
+      ctx.logger.warn(`Model ${model.id} could not write the ${task}: ${(error as Error).message} The embedded summarizer wrote it.`);
+    }
+  }
+  const input = fitMessages(messages, ctx.summarizer.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS).messages;
+  const text = task === 'title' ? await ctx.summarizer.title(input) : await ctx.summarizer.summarize(input);
+  return { text: text.trim(), modelId: ctx.summarizer.model.id };
+}
+
+const DEFAULT_MAX_INPUT_CHARS = 100_000;
+
+/** The model that should write, and its runtime: the conversation's, else the default one. */
+async function chooseWriter(ctx: OperationContext, conversationModel: string | undefined): Promise<{ model: ModelRecord; runtime: ModelRuntime } | undefined> {
+  if (ctx.runtimes.length === 0) return undefined;
+  for (const wanted of [conversationModel, ctx.defaultModel]) {
+    if (!wanted) continue;
+    const model = await findModel(ctx, wanted);
+    if (!model) continue;
+    for (const runtime of ctx.runtimes) if (await runtime.accepts(model)) return { model, runtime };
+  }
+  return undefined;
+}
+
+/** The model with this id, or else with this `unique` name: a custom one, or one a runtime lists. */
+async function findModel(ctx: OperationContext, wanted: string): Promise<ModelRecord | undefined> {
+  const custom = await ctx.repository.read((view) => view.list('models'));
+  const listed = (await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat();
+  const all = [...custom, ...listed];
+  return all.find((model) => model.id === wanted) ?? all.find((model) => model.unique === wanted);
+}
