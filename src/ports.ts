@@ -136,6 +136,15 @@ export interface ModelRuntime {
   chat(model: ModelRecord, messages: readonly ChatMessage[], options: ChatOptions): Promise<string>;
   /** Tokens of context `model` reads, when the runtime knows. */
   contextTokens?(model: ModelRecord): number | undefined;
+  /**
+   * Loads `model` into memory ahead of use (a no-op when it is loaded, or when the runtime loads on
+   * demand). Rejects with an Error that says why when it cannot (no files, no runtime installed).
+   */
+  load?(model: ModelRecord): Promise<void>;
+  /** Frees `model`'s memory; answers whether it was loaded. */
+  unload?(model: ModelRecord): Promise<boolean>;
+  /** Whether `model` is in memory now. */
+  isLoaded?(model: ModelRecord): boolean;
   /** Frees what it holds in memory; answers the ids of the models that were loaded. */
   unloadAll?(): Promise<string[]>;
 }

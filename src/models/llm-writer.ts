@@ -59,8 +59,8 @@ export function cleanAnswer(task: WritingTask, answer: string): string | undefin
   let text = answer.replace(/<think>[\s\S]*?<\/think>/gi, '');
   // A reasoning block the model never closed: nothing after it can be trusted.
   if (/<think>/i.test(text)) return undefined;
-  text = text
-    .replace(/^\s*#{1,6}\s+/gm, '')
+  // A heading is the title itself when a title is asked for, and a mere label in a summary.
+  text = (task === 'title' ? text.replace(/^\s*#{1,6}\s+/gm, '') : text.replace(/^\s*#{1,6}\s.*$/gm, ''))
     .replace(/\*\*([^*]+)\*\*/g, '$1')
     .replace(/^\s*(?:title|summary|conversation title)\s*:\s*/i, '')
     .trim();

@@ -17,7 +17,10 @@ export interface Written {
  * summarizer writes instead, so the answer always says who wrote it.
  */
 export async function write(ctx: OperationContext, task: WritingTask, messages: readonly SummarizerMessage[], conversationModel?: string): Promise<Written> {
-  const writer = await chooseWriter(ctx, conversationModel);
+  const { writer, unavailable } = await chooseWriter(ctx, conversationModel);
+  for (const model of unavailable) {
+    ctx.logger.warn(`Model ${model} could not write the ${task}: no runtime offers it now (is its server running?). The embedded summarizer wrote it.`);
+  }
   if (writer) {
     const { model, runtime } = writer;
     try {
@@ -39,16 +42,26 @@ export async function write(ctx: OperationContext, task: WritingTask, messages: 
 
 const DEFAULT_MAX_INPUT_CHARS = 100_000;
 
-/** The model that should write, and its runtime: the conversation's, else the default one. */
-async function chooseWriter(ctx: OperationContext, conversationModel: string | undefined): Promise<{ model: ModelRecord; runtime: ModelRuntime } | undefined> {
-  if (ctx.runtimes.length === 0) return undefined;
+/**
+ * The model that should write, and its runtime: the conversation's, else the default one. Also
+ * the wanted models that look like a runtime's (by their id's prefix) but that none offers now.
+ */
+async function chooseWriter(
+  ctx: OperationContext,
+  conversationModel: string | undefined,
+): Promise<{ writer?: { model: ModelRecord; runtime: ModelRuntime }; unavailable: string[] }> {
+  const unavailable: string[] = [];
   for (const wanted of [conversationModel, ctx.defaultModel]) {
     if (!wanted) continue;
     const model = await findModel(ctx, wanted);
-    if (!model) continue;
-    for (const runtime of ctx.runtimes) if (await runtime.accepts(model)) return { model, runtime };
+    if (model) {
+      for (const runtime of ctx.runtimes) if (await runtime.accepts(model)) return { writer: { model, runtime }, unavailable };
+    } else if (ctx.runtimes.some((runtime) => wanted.startsWith(`${runtime.name}:`)) || wanted === ctx.defaultModel) {
+      // A model of a runtime it cannot list now, or a default model nobody offers: worth a word.
+      unavailable.push(wanted);
+    }
   }
-  return undefined;
+  return { unavailable };
 }
 
 /** The model with this id, or else with this `unique` name: a custom one, or one a runtime lists. */
