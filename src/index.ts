@@ -4,6 +4,7 @@ export { LIMITS } from './limits.js';
 export type { JsonValue } from './schemas/json.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
 export { LLM_USAGES, isLlm } from './operations/models.js';
+export type { ModelDownloadProgress } from './operations/model-lifecycle.js';
 export { ServiceError, isServiceError, type ErrorCode, type InputIssue, type ServiceErrorDetails } from './errors.js';
 export type { ChatMessage, ChatOptions, ModelRegistry, ModelRuntime, ReadView, Repository, Summarizer, SummarizerMessage, SummarizerModelInfo, Transaction } from './ports.js';
 export { createMemoryRepository } from './stores/memory.js';

@@ -82,6 +82,8 @@ export interface Summarizer {
   isLoaded(): boolean;
   /** Releases what the summarizer holds in memory; the next call loads it again. */
   unload(): Promise<void>;
+  /** Loads what the summarizer needs into memory ahead of the first call. Default: nothing to load. */
+  load?(): Promise<void>;
 }
 
 /**

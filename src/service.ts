@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { LINK_KINDS, type LinkKind } from './links.js';
+import { createDownloads } from './models/downloads.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
 import { ConversationJsonCache } from './render/json-cache.js';
 import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
 import * as conversations from './operations/conversations.js';
 import * as links from './operations/links.js';
 import * as models from './operations/models.js';
+import * as lifecycle from './operations/model-lifecycle.js';
+import type { ModelDownloadProgress } from './operations/model-lifecycle.js';
 import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
 import type { RecordKindName } from './operations/record-kinds.js';
 import { incrementConversationScores } from './operations/scores.js';
@@ -69,6 +72,8 @@ export interface ServiceOptions {
   readonly generationTimeoutMs?: number;
   /** Where warnings go (a model that failed and was replaced, say). Default `console`. */
   readonly logger?: { warn(message: string): void };
+  /** The `fetch` model downloads use (tests, proxies). Default: the global one. */
+  readonly fetch?: typeof fetch;
 }
 
 /** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
@@ -98,6 +103,21 @@ export interface Service extends LinkMethods {
   deleteModelCache(model: string, input?: unknown): Promise<ModelDeleteCacheOutput>;
   listModels(): Promise<ListOf<Model>>;
   unloadModels(): Promise<void>;
+  // The model lifecycle of the official client's ModelApi
+  /** One model with its live state; NOT_FOUND for an unknown id. */
+  getModel(model: string): Promise<Model>;
+  /** Loads a model into memory (a no-op when loaded); UNPROCESSABLE when nothing can run it. */
+  loadModel(model: string): Promise<Model>;
+  /** Frees a model's memory. */
+  unloadModel(model: string): Promise<Model>;
+  /** Starts downloading a model's file (its `unique` URL) in the background. */
+  downloadModel(model: string): Promise<Model>;
+  /** Stops a model's download and removes the partial file. */
+  cancelModelDownload(model: string): Promise<Model>;
+  /** Where a model's download stands: status and percentage. */
+  modelDownloadProgress(model: string): Promise<ModelDownloadProgress>;
+  /** Changes a custom model's fields; the body is a Model with its id. */
+  updateModel(model: unknown): Promise<Model>;
   // What the spec's operations act on
   createConversation(seed: unknown, options?: ReadOptions): Promise<Conversation>;
   listConversations(options?: ListOptions): Promise<ListOf<Conversation>>;
@@ -134,6 +154,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') })
       : createMemoryRepository());
   const summarizer = options.summarizer ?? createExtractiveSummarizer();
+  const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
   const ctx: OperationContext = {
     repository,
@@ -142,7 +163,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       options.modelRegistry ??
       createLocalModelRegistry({
         summarizer,
-        ...(options.dataDir ? { cacheRoot: path.join(options.dataDir, 'models') } : {}),
+        ...(cacheRoot ? { cacheRoot } : {}),
       }),
     now: () => ({ value: clock().toISOString() }),
     newId: options.generateId ?? randomUUID,
@@ -151,6 +172,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     defaultModel: options.defaultModel,
     generationTimeoutMs: options.generationTimeoutMs ?? 60_000,
     logger: options.logger ?? console,
+    cacheRoot,
+    downloads: cacheRoot ? createDownloads({ cacheRoot, onFinished: async () => undefined, ...(options.fetch ? { fetch: options.fetch } : {}) }) : undefined,
   };
 
   const records = <T>(kind: RecordKindName) => ({
@@ -189,6 +212,13 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     deleteModelCache: (id, input) => models.deleteModelCache(ctx, id, input),
     listModels: () => models.listModels(ctx),
     unloadModels: () => models.unloadModels(ctx),
+    getModel: (id) => lifecycle.getModel(ctx, id),
+    loadModel: (id) => lifecycle.loadModel(ctx, id),
+    unloadModel: (id) => lifecycle.unloadModel(ctx, id),
+    downloadModel: (id) => lifecycle.downloadModel(ctx, id),
+    cancelModelDownload: (id) => lifecycle.cancelDownload(ctx, id),
+    modelDownloadProgress: (id) => lifecycle.downloadProgress(ctx, id),
+    updateModel: (body) => lifecycle.updateModel(ctx, body),
     createConversation: (seed, read) => conversations.createConversation(ctx, seed, read),
     listConversations: (read) => conversations.listConversations(ctx, read),
     deleteConversation: (id) => conversations.deleteConversation(ctx, id),
@@ -212,6 +242,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     createAnnotation: annotations.create,
     listAnnotations: annotations.list,
     deleteAnnotation: annotations.delete,
-    close: () => repository.close(),
+    close: async () => {
+      await ctx.downloads?.close();
+      await repository.close();
+    },
   };
 }

@@ -113,6 +113,14 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     await service.deleteModel(param(c, 'model'));
     return noContent(c);
   });
+  // The model lifecycle of the official client's ModelApi.
+  app.get('/model/:model', async (c) => jsonAnswer(c, await service.getModel(param(c, 'model'))));
+  app.post('/model/update', async (c) => jsonAnswer(c, await service.updateModel(readJsonBody(c))));
+  app.post('/model/:model/load', async (c) => jsonAnswer(c, await service.loadModel(param(c, 'model'))));
+  app.post('/model/:model/unload', async (c) => jsonAnswer(c, await service.unloadModel(param(c, 'model'))));
+  app.post('/model/:model/download', async (c) => jsonAnswer(c, await service.downloadModel(param(c, 'model'))));
+  app.post('/model/:model/download/cancel', async (c) => jsonAnswer(c, await service.cancelModelDownload(param(c, 'model'))));
+  app.get('/model/:model/download/progress', async (c) => jsonAnswer(c, await service.modelDownloadProgress(param(c, 'model'))));
   app.post('/models/:model/delete/cache', async (c) =>
     jsonAnswer(c, await service.deleteModelCache(param(c, 'model'), readJsonBody(c))),
   );

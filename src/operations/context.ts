@@ -3,6 +3,7 @@ import { notFound, ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { ModelRegistry, ModelRuntime, ReadView, Repository, Summarizer } from '../ports.js';
 import type { CollectionName, Collections, Timestamp } from '../records.js';
+import type { Downloads } from '../models/downloads.js';
 import type { ConversationJsonCache } from '../render/json-cache.js';
 import type { RenderOptions } from '../render/lists.js';
 import { idSchema } from '../schemas/common.js';
@@ -27,6 +28,10 @@ export interface OperationContext {
   readonly generationTimeoutMs: number;
   /** Where the service reports what it worked around (a model that failed, say). */
   readonly logger: { warn(message: string): void };
+  /** Downloads of model files into their cache folders; none without a data folder. */
+  readonly downloads: Downloads | undefined;
+  /** The folder of the models' cache folders (`DATA_DIR/models`); none without a data folder. */
+  readonly cacheRoot: string | undefined;
 }
 
 /** Options of the reads that answer conversation data. */

@@ -4,6 +4,7 @@ import { modelDeleteCacheInputSchema, seededModelSchema, type SeededModel } from
 import { parseInput } from '../validate.js';
 import type { ListOf, Model, ModelDeleteCacheOutput } from '../wire.js';
 import { parseId, type OperationContext } from './context.js';
+import { runtimeFor, withLiveState } from './model-lifecycle.js';
 
 /**
  * Models whose cache can be deleted: the generative ones, that is models used for conversation or
@@ -20,7 +21,8 @@ export const isLlm = (model: Pick<ModelRecord, 'usage'>): boolean => LLM_USAGES.
 export async function listModels(ctx: OperationContext): Promise<ListOf<Model>> {
   const custom = await ctx.repository.read((view) => view.list('models'));
   const offered = (await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat();
-  return { iterable: [...ctx.models.builtins(), ...offered, ...custom].map((model) => ({ ...model })) };
+  const live = await Promise.all(custom.map((model) => withLiveState(ctx, model)));
+  return { iterable: [...ctx.models.builtins(), ...offered, ...live].map((model) => ({ ...model })) };
 }
 
 /**
@@ -65,7 +67,10 @@ export async function deleteModel(ctx: OperationContext, modelId: string): Promi
   const model = await ctx.repository.read((view) => view.get('models', id));
   if (!model) throw notFound('model', id);
   if (model.custom !== true) throw forbidden(id, `Model "${id}" is not a custom model and cannot be deleted.`);
-  // The files first: if removing them fails, the model is still there to try again.
+  // Its download stopped and its memory freed, then the files: if removing them fails, the model
+  // is still there to try again.
+  await ctx.downloads?.cancel(id);
+  await (await runtimeFor(ctx, model))?.unload?.(model);
   await ctx.models.deleteCache(id);
   await ctx.repository.transact((tx) => tx.delete('models', id));
 }
@@ -83,6 +88,9 @@ export async function deleteModelCache(ctx: OperationContext, modelId: string, i
   if (!isLlm(model)) {
     throw forbidden(id, `Model "${id}" (usage ${model.usage}) is not an LLM; only LLM models have a cache to delete.`);
   }
+  // A model is never used while its files go: its download stops, its memory is freed first.
+  await ctx.downloads?.cancel(id);
+  await (await runtimeFor(ctx, model))?.unload?.(model);
   await ctx.models.deleteCache(id);
   if (!builtin) {
     await ctx.repository.transact((tx) => {

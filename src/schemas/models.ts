@@ -36,6 +36,16 @@ export const seededModelSchema = z.object({
   capabilities: jsonObjectSchema.optional(),
 });
 
+/**
+ * Body of `POST /model/update`: a Model. Its `id` names the model; the SeededModel fields it
+ * carries replace the stored ones; `loaded`, `downloaded`, `downloading` and `custom` are the
+ * service's to say, and ignored.
+ */
+export const modelUpdateSchema = seededModelSchema
+  .omit({ downloaded: true, custom: true })
+  .partial()
+  .extend({ id: z.string().min(1).max(512) });
+
 /** Body of models/{m}/delete/cache: `{}` or nothing; unknown keys are ignored. */
 export const modelDeleteCacheInputSchema = z.object({});
 

@@ -85,6 +85,9 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       return conversation ? writeSummary(conversation, summaryOptions) : '';
     },
     isLoaded: () => holder.isLoaded(),
+    async load() {
+      await holder.get();
+    },
     async unload() {
       holder.unload();
     },

@@ -241,6 +241,14 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/models/{model}/delete'),
   route('POST', '/models/{model}/delete/cache', { body: 'deleteCache' }),
   route('POST', '/models/unload'),
+  // The model lifecycle: no download source among the fuzzed models, so nothing is fetched.
+  route('GET', '/model/{model}'),
+  route('POST', '/model/update', { body: 'model' }),
+  route('POST', '/model/{model}/load'),
+  route('POST', '/model/{model}/unload'),
+  route('POST', '/model/{model}/download'),
+  route('POST', '/model/{model}/download/cancel'),
+  route('GET', '/model/{model}/download/progress'),
   route('POST', '/messages/create', { body: 'message', creates: 'message' }),
   route('POST', '/messages/{message}/delete'),
   ...RECORD_KINDS.flatMap(([path, kind]) => [
