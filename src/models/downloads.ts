@@ -94,6 +94,10 @@ export function createDownloads(options: { cacheRoot: string; fetch?: typeof fet
     } finally {
       await handle.close();
     }
+    if (total !== undefined && received < total) {
+      // Cut short (the connection dropped): the partial file stays, to resume from.
+      throw new Error(`The download stopped at ${received} of ${total} bytes; asking again resumes it.`);
+    }
     if (source.bytes !== undefined && received !== source.bytes) {
       await rm(partial, { force: true });
       throw new Error(`The download has ${received} bytes; the model says ${source.bytes}.`);

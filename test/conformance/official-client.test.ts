@@ -18,6 +18,7 @@ import {
   ConversationApi,
   ConversationMessagesApi,
   ConversationsApi,
+  ModelApi,
   ModelsApi,
   RangesApi,
   ResponseError,
@@ -121,6 +122,7 @@ function clientsFor(basePath: string) {
     conversations: new ConversationsApi(configuration),
     messages: new ConversationMessagesApi(configuration),
     models: new ModelsApi(configuration),
+    model: new ModelApi(configuration),
     anchors: new AnchorsApi(configuration),
     assets: new AssetsApi(configuration),
     websites: new WebsitesApi(configuration),
@@ -687,6 +689,25 @@ describe('the official client against the example server', () => {
       await api.models.unloadModels();
       const snapshot = await api.models.modelsSnapshot();
       expect(snapshot.iterable.every((model: Model) => model.loaded !== true)).toBe(true);
+    });
+
+    it('ModelApi: modelsSpecificModelSnapshot, load and unload the built-in model with its live state; 404 for an unknown one', async () => {
+      const builtin = (await api.models.modelsSnapshot()).iterable.find((model) => model.custom !== true)!;
+      expect(await api.model.modelsSpecificModelSnapshot({ model: builtin.id })).toMatchObject({ id: builtin.id, custom: false });
+      expect(await api.model.modelSpecificModelLoad({ model: builtin.id })).toMatchObject({ id: builtin.id, loaded: true });
+      expect(await api.model.modelSpecificModelLoad({ model: builtin.id })).toMatchObject({ loaded: true });
+      expect(await api.model.modelSpecificModelUnload({ model: builtin.id })).toMatchObject({ id: builtin.id, loaded: false });
+      await expectStatus(api.model.modelsSpecificModelSnapshot({ model: 'no-such-model' }), 404);
+    });
+
+    it('ModelApi: download of a model without a source is refused (4xx); progress, cancel and update answer', async () => {
+      await expectStatus(api.model.modelSpecificModelDownload({ model: customModelId }), is4xx);
+      expect(await api.model.modelSpecificModelDownloadProgress({ model: customModelId })).toMatchObject({ status: 'UNKNOWN', percentage: null });
+      expect(await api.model.modelSpecificModelDownloadCancel({ model: customModelId })).toMatchObject({ id: customModelId, downloading: false });
+      const current = await api.model.modelsSpecificModelSnapshot({ model: customModelId });
+      const updated = await api.model.modelUpdate({ model: { ...current, name: 'Renamed by the client' } });
+      expect(updated).toMatchObject({ id: customModelId, name: 'Renamed by the client', custom: true });
+      expect((await api.model.modelsSpecificModelSnapshot({ model: customModelId })).name).toBe('Renamed by the client');
     });
 
     it('modelsDeleteSpecificModel deletes a custom model; deleting it again answers 404', async () => {
