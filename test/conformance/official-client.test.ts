@@ -702,7 +702,7 @@ describe('the official client against the example server', () => {
 
     it('ModelApi: download of a model without a source is refused (4xx); progress, cancel and update answer', async () => {
       await expectStatus(api.model.modelSpecificModelDownload({ model: customModelId }), is4xx);
-      expect(await api.model.modelSpecificModelDownloadProgress({ model: customModelId })).toMatchObject({ status: 'UNKNOWN', percentage: null });
+      expect(await api.model.modelSpecificModelDownloadProgress({ model: customModelId })).toMatchObject({ status: 'UNKNOWN' });
       expect(await api.model.modelSpecificModelDownloadCancel({ model: customModelId })).toMatchObject({ id: customModelId, downloading: false });
       const current = await api.model.modelsSpecificModelSnapshot({ model: customModelId });
       const updated = await api.model.modelUpdate({ model: { ...current, name: 'Renamed by the client' } });
