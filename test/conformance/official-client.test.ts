@@ -708,6 +708,8 @@ describe('the official client against the example server', () => {
       const updated = await api.model.modelUpdate({ model: { ...current, name: 'Renamed by the client' } });
       expect(updated).toMatchObject({ id: customModelId, name: 'Renamed by the client', custom: true });
       expect((await api.model.modelsSpecificModelSnapshot({ model: customModelId })).name).toBe('Renamed by the client');
+      // Back as it was: the restart test below finds the model under its first name.
+      expect(await api.model.modelUpdate({ model: current })).toMatchObject({ name: customModel.name });
     });
 
     it('modelsDeleteSpecificModel deletes a custom model; deleting it again answers 404', async () => {
