@@ -1,3 +1,5 @@
+import { ServiceError } from './errors.js';
+
 /**
  * Stored records are deep-frozen, so a reader can keep one without copying and nobody can change
  * what is stored. A frozen object is taken to be deep-frozen: only this module freezes records,
@@ -18,20 +20,43 @@ export function deepFreeze<T>(value: T): T {
  * mostly the old one (`{ ...conversation, name }`), so storing it copies only the new parts: the
  * cost of a write follows what changed, not the size of the record. A record handed to a
  * Repository directly must not be shallow-frozen with mutable insides: such parts are kept as given.
+ *
+ * Only JSON can be stored (a JSON file must hold the same as memory): a `BigInt`, a `Date`, a
+ * function, `NaN`, a class instance or a cycle is refused with INVALID_INPUT, naming where it is.
  */
-export function frozenCopy<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+export function frozenCopy<T>(value: T, path: readonly (string | number)[] = [], depth = 0): T {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw notJson(path, `${value} is not a JSON number`);
+    return value;
+  }
+  if (typeof value !== 'object') {
+    // Left out of objects, as JSON does; anywhere else it is not a value.
+    if (value === undefined) return value;
+    throw notJson(path, `a ${typeof value} is not a JSON value`);
+  }
+  if (Object.isFrozen(value)) return value;
+  if (depth > MAX_DEPTH) throw notJson(path, `nested deeper than ${MAX_DEPTH} levels (or circular)`);
   if (Array.isArray(value)) {
     const copy = new Array(value.length);
-    for (let i = 0; i < value.length; i++) copy[i] = frozenCopy(value[i]);
+    for (let i = 0; i < value.length; i++) copy[i] = frozenCopy(value[i], [...path, i], depth + 1);
     return Object.freeze(copy) as T;
   }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) throw notJson(path, `a ${prototype?.constructor?.name ?? 'non-plain object'} is not a JSON value`);
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const nested = frozenCopy((value as Record<string, unknown>)[key]);
+    const nested = frozenCopy((value as Record<string, unknown>)[key], [...path, key], depth + 1);
+    if (nested === undefined) continue;
     // A plain assignment to `__proto__` would set the prototype, not a field.
     if (key === '__proto__') Object.defineProperty(copy, key, { value: nested, enumerable: true, writable: true, configurable: true });
     else copy[key] = nested;
   }
   return Object.freeze(copy) as T;
 }
+
+/** Records nest a few levels, and free-form JSON at most 32 more (LIMITS.jsonDepth). */
+const MAX_DEPTH = 64;
+
+const notJson = (path: readonly (string | number)[], message: string) =>
+  new ServiceError('INVALID_INPUT', `Only JSON values can be stored: at "${path.join('.')}", ${message}.`, { issues: [{ path, message }] });

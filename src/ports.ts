@@ -32,11 +32,16 @@ export interface Repository {
   /**
    * Runs `fn` and applies its writes atomically: all of them or, if `fn` throws, none. Transactions
    * run one at a time. The promise resolves once the writes are stored (on disk, for file stores).
+   * `fn` must be synchronous: a function that returns a promise does not compile, and at run time
+   * its writes are discarded and `transact` rejects (its writes after an `await` would be lost).
    */
-  transact<T>(fn: (tx: Transaction) => T): Promise<T>;
+  transact<T>(fn: (tx: Transaction) => T & NotAPromise<T>): Promise<T>;
   /** Finishes pending writes and releases the store's resources (file handles, locks). */
   close(): Promise<void>;
 }
+
+/** `T`, unless it is a promise: a transaction's function must not be `async`. */
+export type NotAPromise<T> = T extends PromiseLike<unknown> ? never : T;
 
 /** One message as a summarizer sees it: who said it and its plain text. */
 export interface SummarizerMessage {

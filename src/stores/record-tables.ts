@@ -73,6 +73,10 @@ export function runBuffered<T>(tables: RecordTables, fn: (tx: Transaction) => T)
     },
   };
   const result = fn(tx);
+  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+    // Its writes after the first `await` would land nowhere: none of them is kept.
+    throw new TypeError('A transaction’s function must be synchronous; this one returned a promise, and none of its writes was kept.');
+  }
   const changes: Change[] = [];
   for (const [collection, records] of pending) {
     for (const [id, record] of records) changes.push({ collection, id, record });

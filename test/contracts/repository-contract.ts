@@ -33,6 +33,35 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
         expect(await repository.read((view) => view.get('conversations', 'c1'))).toEqual(conversationRecord('c1'));
       }));
 
+    it('stores only JSON values, refusing the rest with INVALID_INPUT and storing nothing of that transaction', () =>
+      withRepository(async (repository) => {
+        const cycle: Record<string, unknown> = {};
+        cycle.self = cycle;
+        for (const value of [10n, new Date(0), () => 1, Number.NaN, Infinity, cycle, new Map(), Symbol('s')]) {
+          const attempt = repository.transact((tx) => {
+            tx.put('conversations', conversationRecord('first'));
+            tx.put('conversations', { ...conversationRecord('bad'), application: { value } });
+          });
+          await expect(attempt).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        }
+        expect(await repository.read((view) => view.list('conversations'))).toEqual([]);
+        // What JSON drops, the store drops: undefined fields are left out.
+        await repository.transact((tx) => tx.put('conversations', { ...conversationRecord('c1'), name: undefined }));
+        expect(Object.keys((await repository.read((view) => view.get('conversations', 'c1')))!)).not.toContain('name');
+      }));
+
+    it('refuses a transaction function that returns a promise, keeping none of its writes', () =>
+      withRepository(async (repository) => {
+        const asyncWrite = async (tx: Parameters<Parameters<Repository['transact']>[0]>[0]) => {
+          tx.put('conversations', conversationRecord('before-await'));
+          await Promise.resolve();
+          tx.put('conversations', conversationRecord('after-await'));
+        };
+        // @ts-expect-error: an async function does not compile as a transaction.
+        await expect(repository.transact(asyncWrite)).rejects.toThrow(/synchronous/);
+        expect(await repository.read((view) => view.list('conversations'))).toEqual([]);
+      }));
+
     it('lists records in insertion order, with replacements in place', () =>
       withRepository(async (repository) => {
         await repository.transact((tx) => {

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 
 /** The shape of the generated model. Defaults make a ~0.2 MB model that loads in well under a second. */
 export interface TinyGgufOptions {
@@ -6,7 +6,7 @@ export interface TinyGgufOptions {
   readonly embedding?: number;
   /** Transformer blocks. Default 1. */
   readonly blocks?: number;
-  /** Tokens of context it was "trained" for. Default 512. */
+  /** Tokens of context it was "trained" for. Default 4,096 (its byte-level vocabulary makes prompts long). */
   readonly contextLength?: number;
   /** Filler tokens added to the vocabulary, to make a heavier model (the memory test). Default 0. */
   readonly extraTokens?: number;
@@ -21,7 +21,7 @@ const ALIGNMENT = 32;
 // Token types of llama.cpp's vocabulary: normal, unknown, control, byte.
 const NORMAL = 1, UNKNOWN = 2, CONTROL = 3, BYTE = 6;
 const CHATML = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
-const WORDS = 'the a of to and in is it for on with as that this title summary user assistant retry payment api error code test model chat'.split(' ');
+const WORDS = 'the of to and in is it for on with as that this title summary user assistant retry payment api error code test model chat'.split(' ');
 
 /**
  * Writes a llama-architecture GGUF (format v3, F32 weights) with random weights, a SentencePiece
@@ -42,7 +42,7 @@ export async function writeTinyGguf(file: string, options: TinyGgufOptions = {})
     ['general.architecture', (w) => w.tag(STRING).str('llama')],
     ['general.name', (w) => w.tag(STRING).str('tiny-random-llama')],
     ['general.alignment', (w) => w.tag(U32).u32(ALIGNMENT)],
-    ['llama.context_length', (w) => w.tag(U32).u32(options.contextLength ?? 512)],
+    ['llama.context_length', (w) => w.tag(U32).u32(options.contextLength ?? 4096)],
     ['llama.embedding_length', (w) => w.tag(U32).u32(embd)],
     ['llama.block_count', (w) => w.tag(U32).u32(blocks)],
     ['llama.feed_forward_length', (w) => w.tag(U32).u32(ff)],
@@ -92,14 +92,20 @@ export async function writeTinyGguf(file: string, options: TinyGgufOptions = {})
     offset += align(4 * dims.reduce((a, b) => a * b, 1));
   }
   out.pad();
-  const random = mulberry32(options.seed ?? 1);
-  for (const [, dims, kind] of tensors) {
-    const values = new Float32Array(dims.reduce((a, b) => a * b, 1));
-    for (let i = 0; i < values.length; i++) values[i] = kind === 'norm' ? 1 : (random() - 0.5) * 0.2;
-    out.bytes(new Uint8Array(values.buffer));
-    out.pad();
+  // Tensors are written one at a time, so a heavy model never sits whole in this process's memory.
+  const handle = await open(file, 'w');
+  try {
+    await handle.write(out.take());
+    const random = mulberry32(options.seed ?? 1);
+    for (const [, dims, kind] of tensors) {
+      const values = new Float32Array(dims.reduce((a, b) => a * b, 1));
+      for (let i = 0; i < values.length; i++) values[i] = kind === 'norm' ? 1 : (random() - 0.5) * 0.2;
+      out.bytes(new Uint8Array(values.buffer)).pad();
+      await handle.write(out.take());
+    }
+  } finally {
+    await handle.close();
   }
-  await writeFile(file, out.result());
 }
 
 const align = (n: number) => Math.ceil(n / ALIGNMENT) * ALIGNMENT;
@@ -147,7 +153,10 @@ class Writer {
   pad() {
     return this.bytes(new Uint8Array(align(this.length) - this.length));
   }
-  result() {
-    return Buffer.concat(this.chunks);
+  /** What was written since the last take; `pad()` still counts from the start of the file. */
+  take() {
+    const result = Buffer.concat(this.chunks);
+    this.chunks = [];
+    return result;
   }
 }

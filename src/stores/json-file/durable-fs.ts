@@ -1,4 +1,5 @@
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import { writeAll } from './journal.js';
 import path from 'node:path';
 
 /**
@@ -31,7 +32,8 @@ export async function replaceFileAtomically(
   backup?: string,
 ): Promise<void> {
   const temporary = `${file}.tmp`;
-  const handle = await open(temporary, 'w');
+  // Readable by its owner alone: it holds people's conversations.
+  const handle = await open(temporary, 'w', 0o600);
   try {
     let buffered: string[] = [];
     let size = 0;
@@ -40,7 +42,8 @@ export async function replaceFileAtomically(
       const text = buffered.join('');
       buffered = [];
       size = 0;
-      await handle.write(text);
+      // Every byte, or an error: a full disk answers short writes, which must not pass for a snapshot.
+      await writeAll(handle, [Buffer.from(text)]);
     };
     await write(async (chunk) => {
       buffered.push(chunk);
@@ -49,6 +52,10 @@ export async function replaceFileAtomically(
     });
     await drain();
     await handle.sync();
+  } catch (error) {
+    // The previous snapshot stays; a half-written one must not be taken for it later.
+    await rm(temporary, { force: true });
+    throw error;
   } finally {
     await handle.close();
   }

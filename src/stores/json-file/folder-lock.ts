@@ -77,7 +77,7 @@ async function removeStale(lockFile: string, stale: LockHolder | undefined): Pro
 async function createLockFile(lockFile: string, me: LockHolder): Promise<boolean> {
   let handle;
   try {
-    handle = await open(lockFile, 'wx');
+    handle = await open(lockFile, 'wx', 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;

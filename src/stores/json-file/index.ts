@@ -46,7 +46,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const logger = options.logger ?? console;
   const durable = (options.durability ?? 'fsync') === 'fsync';
   const compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
-  await mkdir(folder, { recursive: true });
+  // Only its owner may enter: the folder holds people's conversations.
+  await mkdir(folder, { recursive: true, mode: 0o700 });
   const lock = await acquireFolderLock(`${file}.lock`, folder);
 
   let tables: RecordTables;

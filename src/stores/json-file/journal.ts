@@ -72,7 +72,7 @@ export class JournalWriter {
   }
 
   static async open(file: string, durable: boolean): Promise<JournalWriter> {
-    const handle = await open(file, 'a');
+    const handle = await open(file, 'a', 0o600);
     // A new file's name must be on disk too, or its flushed lines could vanish with it.
     if (durable) await syncFolder(path.dirname(file));
     return new JournalWriter(handle, durable);
@@ -120,7 +120,7 @@ export class JournalWriter {
       try {
         const first = batch[0]!;
         if ('rotateTo' in first) {
-          const next = await open(first.rotateTo, 'a');
+          const next = await open(first.rotateTo, 'a', 0o600);
           if (this.durable) await syncFolder(path.dirname(first.rotateTo));
           await this.#handle.close();
           this.#handle = next;

@@ -1,0 +1,258 @@
+/**
+ * The in-process GGUF runtime on node-llama-cpp, against tiny llama models generated here with
+ * random weights (they answer gibberish, quickly): load → generate → unload with the memory given
+ * back, the keep-alive, the cap on loaded models, the busy queue, partial files never loaded, the
+ * error without node-llama-cpp, and a rename through the service. When node-llama-cpp's prebuilt
+ * binary cannot load on this machine, the tests that need it are skipped with the reason printed.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createService } from '../../src/index.js';
+import { cacheFolderOf } from '../../src/models/cache-folder.js';
+import type { ChatMessage, ModelRuntime } from '../../src/ports.js';
+import type { ModelRecord } from '../../src/records.js';
+import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/runtimes/llama-cpp.js';
+import { said, seededModel } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { writeTinyGguf, type TinyGgufOptions } from '../helpers/tiny-gguf.js';
+
+/** Why node-llama-cpp cannot run here, or undefined when it can. */
+const cannotRun = await (async () => {
+  try {
+    const lib = await import('node-llama-cpp');
+    const llama = await lib.getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: lib.LlamaLogLevel.error, maxThreads: 1 });
+    await llama.dispose();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+})();
+if (cannotRun) console.warn(`Skipping the llama-cpp runtime tests that run a model: node-llama-cpp cannot run on this machine (${cannotRun}).`);
+
+const root = await tempDir('cms-llama-');
+const cacheRoot = path.join(root, 'models');
+const runtimes: ModelRuntime[] = [];
+afterAll(async () => {
+  for (const runtime of runtimes) await runtime.unloadAll?.();
+});
+
+/** A runtime on the test cache, one thread, unloaded after the file. */
+function runtime(options: Partial<LlamaCppRuntimeOptions> = {}) {
+  const created = createLlamaCppRuntime({ cacheRoot, threads: 1, contextSize: 2_048, ...options });
+  runtimes.push(created);
+  return created;
+}
+
+/** A model record whose cache folder holds a generated GGUF. */
+async function modelWithGguf(id: string, gguf: TinyGgufOptions = {}, fileName = 'model.gguf'): Promise<ModelRecord> {
+  const folder = cacheFolderOf(cacheRoot, id);
+  await mkdir(folder, { recursive: true });
+  await writeTinyGguf(path.join(folder, fileName), gguf);
+  return { id, version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: id, cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION', custom: true };
+}
+
+const ask: ChatMessage[] = [
+  { role: 'system', content: 'You name conversations.' },
+  { role: 'user', content: 'The conversation:\n\nUser: How do I retry a flaky payment API?\n\nIts title:' },
+];
+const chatOptions = (maxTokens = 8) => ({ maxTokens, signal: AbortSignal.timeout(20_000) });
+// The longest text one token of the generated vocabulary decodes to (`▁assistant`).
+const LONGEST_TOKEN_CHARS = 10;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+/** Resident memory in MiB, after a full garbage collection so that JS garbage is not counted. */
+function rssMiB(): number {
+  gc();
+  gc();
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+describe('without a model running', () => {
+  it('offers no models of its own and accepts only a model whose folder holds a complete .gguf', async () => {
+    const llama = runtime();
+    expect(await llama.models()).toEqual([]);
+    const id = 'partial-only';
+    const folder = cacheFolderOf(cacheRoot, id);
+    await mkdir(folder, { recursive: true });
+    await writeTinyGguf(path.join(folder, 'model.gguf.partial'));
+    const model = { ...(await modelWithGguf('unused')), id };
+    expect(await llama.accepts(model)).toBe(false);
+    await expect(llama.load!(model)).rejects.toThrow(/no complete \.gguf file/);
+    await expect(llama.chat(model, ask, chatOptions())).rejects.toThrow(/no complete \.gguf file/);
+    expect(llama.isLoaded!(model)).toBe(false);
+    // The download finishes: renamed into place, it counts.
+    await rename(path.join(folder, 'model.gguf.partial'), path.join(folder, 'model.gguf'));
+    expect(await llama.accepts(model)).toBe(true);
+  });
+
+  it('accepts a split model only once every shard is there', async () => {
+    const llama = runtime();
+    const model = { ...(await modelWithGguf('unused-2')), id: 'split' };
+    const folder = cacheFolderOf(cacheRoot, model.id);
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'm-00001-of-00002.gguf'), 'GGUF');
+    await writeFile(path.join(folder, 'm-00002-of-00002.gguf.partial'), 'GGUF');
+    expect(await llama.accepts(model)).toBe(false);
+    await rename(path.join(folder, 'm-00002-of-00002.gguf.partial'), path.join(folder, 'm-00002-of-00002.gguf'));
+    expect(await llama.accepts(model)).toBe(true);
+  });
+
+  it('without node-llama-cpp, still accepts the model, and using it says how to install node-llama-cpp', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'node-llama-cpp' imported from runtime"), { code: 'ERR_MODULE_NOT_FOUND' });
+    const llama = runtime({ importLlama: () => Promise.reject(missing) });
+    const model = await modelWithGguf('no-library');
+    expect(await llama.accepts(model)).toBe(true);
+    await expect(llama.chat(model, ask, chatOptions())).rejects.toThrow(/npm install node-llama-cpp/);
+    await expect(llama.load!(model)).rejects.toThrow(/npm install node-llama-cpp/);
+    expect(llama.isLoaded!(model)).toBe(false);
+  });
+});
+
+describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
+  it('loads, generates within maxTokens through the chat template, unloads, and gives the memory back', async () => {
+    const llama = runtime();
+    // Warm up on a small model, so the library and its backend are not counted as the model's memory.
+    const small = await modelWithGguf('warm-up');
+    await llama.chat(small, ask, chatOptions());
+    await llama.unload!(small);
+
+    // Heavier (36 MB of weights, a 16k vocabulary): its memory stands out of the noise.
+    const model = await modelWithGguf('heavy', { embedding: 256, extraTokens: 16_000 });
+    const before = rssMiB();
+    const started = performance.now();
+    await llama.load!(model);
+    const loadMs = performance.now() - started;
+    expect(llama.isLoaded!(model)).toBe(true);
+    expect(llama.contextTokens!(model)).toBe(2_048);
+    const answer = await llama.chat(model, ask, chatOptions(12));
+    expect(typeof answer).toBe('string');
+    expect(answer.length).toBeLessThanOrEqual(12 * LONGEST_TOKEN_CHARS);
+    const loaded = rssMiB();
+    expect(await llama.unload!(model)).toBe(true);
+    expect(llama.isLoaded!(model)).toBe(false);
+    const after = rssMiB();
+    console.log(
+      `llama-cpp memory (RSS, MiB): before load ${before.toFixed(1)}, loaded ${loaded.toFixed(1)} (+${(loaded - before).toFixed(1)}), ` +
+        `after unload ${after.toFixed(1)} (${(loaded - after).toFixed(1)} given back); load ${loadMs.toFixed(0)} ms; answer ${JSON.stringify(answer)}`,
+    );
+    expect(loaded - before).toBeGreaterThan(10);
+    // Mostly given back: allocator caches and fragmentation may keep some.
+    expect(loaded - after).toBeGreaterThan(0.5 * (loaded - before));
+    // Unloading what is not loaded is not an error.
+    expect(await llama.unload!(model)).toBe(false);
+  });
+
+  it('unloads a model after the idle keep-alive, each use restarting it', async () => {
+    const llama = runtime({ keepAliveMs: 400 });
+    const model = await modelWithGguf('keep-alive');
+    await llama.chat(model, ask, chatOptions());
+    await sleep(250);
+    expect(llama.isLoaded!(model)).toBe(true);
+    await llama.chat(model, ask, chatOptions());
+    await sleep(250);
+    expect(llama.isLoaded!(model)).toBe(true); // 500 ms after the first use, 250 after the last
+    await sleep(400);
+    expect(llama.isLoaded!(model)).toBe(false);
+    // It loads again on the next use.
+    await llama.chat(model, ask, chatOptions());
+    expect(llama.isLoaded!(model)).toBe(true);
+  });
+
+  it('holds at most maxLoadedModels: loading another unloads the least recently used', async () => {
+    const llama = runtime({ maxLoadedModels: 1 });
+    const [a, b] = [await modelWithGguf('cap-a'), await modelWithGguf('cap-b', { seed: 2 })];
+    await llama.chat(a, ask, chatOptions());
+    expect(llama.isLoaded!(a)).toBe(true);
+    await llama.chat(b, ask, chatOptions());
+    expect([llama.isLoaded!(a), llama.isLoaded!(b)]).toEqual([false, true]);
+    await llama.load!(a);
+    expect([llama.isLoaded!(a), llama.isLoaded!(b)]).toEqual([true, false]);
+    // Loading a loaded model is a no-op.
+    await llama.load!(a);
+    expect(await llama.unloadAll!()).toEqual(['cap-a']);
+    expect(llama.isLoaded!(a)).toBe(false);
+  });
+
+  it('runs one generation at a time per model; past maxQueue waiting, a chat is refused at once as busy', async () => {
+    const llama = runtime({ maxQueue: 1 });
+    const model = await modelWithGguf('busy');
+    const chats = [0, 1, 2].map(() => llama.chat(model, ask, chatOptions()));
+    const results = await Promise.allSettled(chats);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    const refused = (results[2] as PromiseRejectedResult).reason as Error & { code?: string };
+    expect(refused.code).toBe('BUSY');
+    expect(refused.message).toMatch(/busy.*retry/i);
+
+    const noQueue = runtime({ maxQueue: 0 });
+    const pair = await Promise.allSettled([noQueue.chat(model, ask, chatOptions()), noQueue.chat(model, ask, chatOptions())]);
+    expect(pair.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+    // Once the model is free again, it answers.
+    expect(typeof (await noQueue.chat(model, ask, chatOptions()))).toBe('string');
+  });
+
+  it('honours the abort signal, waiting or generating; unloading ends a generation', async () => {
+    const llama = runtime({ maxQueue: 1 });
+    const model = await modelWithGguf('abort');
+    await llama.load!(model);
+    const controller = new AbortController();
+    const aborted = llama.chat(model, ask, { maxTokens: 1_000, signal: controller.signal });
+    controller.abort(new Error('timeout'));
+    await expect(aborted).rejects.toThrow(/did not answer in time/);
+
+    // Given up while waiting behind another generation: refused, and its place in the queue freed.
+    const waiting = new AbortController();
+    const first = llama.chat(model, ask, chatOptions());
+    const second = llama.chat(model, ask, { maxTokens: 8, signal: waiting.signal });
+    waiting.abort(new Error('timeout'));
+    await expect(second).rejects.toThrow(/did not answer in time/);
+    const third = llama.chat(model, ask, chatOptions());
+    expect(typeof (await first)).toBe('string');
+    expect(typeof (await third)).toBe('string');
+
+    // Unloaded under a generation: the generation ends, then the model is freed.
+    const cut = expect(llama.chat(model, ask, { maxTokens: 1_000, signal: AbortSignal.timeout(20_000) })).rejects.toThrow(/was unloaded/);
+    expect(await llama.unload!(model)).toBe(true);
+    await cut;
+    expect(llama.isLoaded!(model)).toBe(false);
+    // And it loads again on the next use.
+    expect(typeof (await llama.chat(model, ask, chatOptions()))).toBe('string');
+  });
+
+  it('renames through the service with a custom model whose GGUF is in its cache folder', async () => {
+    const dataDir = await tempDir('cms-llama-service-');
+    const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: 1, contextSize: 2_048 });
+    runtimes.push(llama);
+    const chats: ChatMessage[][] = [];
+    const counted: ModelRuntime = { ...llama, chat: (model, messages, options) => (chats.push([...messages]), llama.chat(model, messages, options)) };
+    const warnings: string[] = [];
+    const service = await createService({ dataDir, runtimes: [counted], logger: { warn: (message) => warnings.push(message) } });
+    try {
+      const model = await service.createModel(seededModel({ name: 'Tiny random llama', unique: 'tiny-random-llama' }));
+      const folder = cacheFolderOf(path.join(dataDir, 'models'), model.id);
+      await mkdir(folder, { recursive: true });
+      await writeTinyGguf(path.join(folder, 'tiny.gguf'));
+      const conversation = await service.createConversation({
+        type: 'COPILOT',
+        model: { id: model.id },
+        messages: [said('USER', 'How do I retry a flaky payment API in TypeScript?'), said('ASSISTANT', 'Use exponential backoff with jitter and cap the attempts.')],
+      });
+      const renamed = await service.renameConversation(conversation.id);
+      expect(chats).toHaveLength(1);
+      expect(chats[0]![1]!.content).toContain('How do I retry a flaky payment API in TypeScript?');
+      expect(renamed.name).toEqual(expect.any(String));
+      expect(renamed.name!.length).toBeGreaterThan(0);
+      // Random weights answer garbage: either it passed the cleaning, or the embedded summarizer wrote it, said so.
+      if (warnings.length > 0) expect(warnings.join('\n')).toContain(model.id);
+      console.log(`llama-cpp rename through the service: ${JSON.stringify(renamed.name)}${warnings.length ? ' (embedded summarizer fallback)' : ' (by the model)'}`);
+      expect((await service.getModel(model.id)).loaded).toBe(true);
+      expect((await service.unloadModel(model.id)).loaded).toBe(false);
+    } finally {
+      await service.close();
+    }
+  });
+});
