@@ -32,6 +32,12 @@ export interface JsonFileRepositoryOptions {
   readonly compactAfterBytes?: number;
   /** Where warnings go (a torn journal record discarded, a failed background snapshot). */
   readonly logger?: { warn(message: string): void };
+  /**
+   * Take the folder's lock even from a holder that seems to run (a lock written by another
+   * machine sharing the folder, which cannot be checked from here). Only when you know no other
+   * service uses the folder: two writers would corrupt it. Default false.
+   */
+  readonly takeOverLock?: boolean;
 }
 
 /**
@@ -48,7 +54,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
   // Only its owner may enter: the folder holds people's conversations.
   await mkdir(folder, { recursive: true, mode: 0o700 });
-  const lock = await acquireFolderLock(`${file}.lock`, folder);
+  const lock = await acquireFolderLock(`${file}.lock`, folder, { takeOver: options.takeOverLock ?? false });
 
   let tables: RecordTables;
   let seq: number;
