@@ -1,43 +1,84 @@
+/**
+ * A journal on a disk that fails: a write that does not reach the disk fails its request and
+ * changes nothing (memory is rolled back to what the disk holds), half-written lines are cut off,
+ * and the store carries on by itself once the disk works again, with no restart. A failed
+ * rotation (no file descriptor left, say) fails only the compaction that asked for it.
+ */
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
 import { conversationRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-// A disk that fails on demand: journal writes reject while `failJournalWrites` is set.
-const disk = vi.hoisted(() => ({ failJournalWrites: false }));
+// A disk that fails on demand: journal writes write half their bytes then fail (ENOSPC) while
+// `failJournalWrites` is set; opening a new journal file fails (EMFILE) while `failOpens` is set.
+const disk = vi.hoisted(() => ({ failJournalWrites: false, failOpens: false, opened: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs/promises')>();
   return {
     ...fs,
     open: async (...args: Parameters<typeof fs.open>) => {
+      if (!String(args[0]).includes('.journal-')) return fs.open(...args);
+      if (disk.failOpens && disk.opened > 0) throw Object.assign(new Error('too many open files'), { code: 'EMFILE' });
+      disk.opened++;
       const handle = await fs.open(...args);
-      if (!String(args[0]).includes('.journal-')) return handle;
-      for (const method of ['write', 'writev'] as const) {
-        const original = handle[method].bind(handle) as (...a: unknown[]) => Promise<unknown>;
-        (handle as unknown as Record<string, unknown>)[method] = (...a: unknown[]) =>
-          disk.failJournalWrites ? Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) : original(...a);
-      }
+      const writev = handle.writev.bind(handle);
+      (handle as unknown as Record<string, unknown>).writev = async (buffers: Buffer[], position?: number) => {
+        if (!disk.failJournalWrites) return writev(buffers, position);
+        const all = Buffer.concat(buffers);
+        await writev([all.subarray(0, Math.floor(all.length / 2))], position);
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      };
       return handle;
     },
   };
 });
 
+const ids = (list: readonly { id: string }[]) => list.map((record) => record.id);
+
 describe('JSON-file repository when the disk fails', () => {
-  it('rejects the write, then refuses to serve memory the disk lacks; a reopen has every acknowledged write', async () => {
+  it('fails the write and keeps nothing of it, then carries on once space returns; a reopen has every acknowledged write', async () => {
     const file = path.join(await tempDir(), 'db.json');
     const repository = await createJsonFileRepository({ file, logger: { warn: () => {} } });
     await repository.transact((tx) => tx.put('conversations', conversationRecord('acknowledged')));
 
     disk.failJournalWrites = true;
-    await expect(repository.transact((tx) => tx.put('conversations', conversationRecord('lost')))).rejects.toThrow(/could not be written .*no space left/);
+    const failed = await Promise.allSettled(['lost-1', 'lost-2'].map((id) => repository.transact((tx) => tx.put('conversations', conversationRecord(id)))));
+    expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(String((failed[0] as PromiseRejectedResult).reason)).toMatch(/could not be written .*no space left.*nothing of this write was kept/);
+    // Reads go on, and show what the disk holds.
+    expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+
     disk.failJournalWrites = false;
-    await expect(repository.read((view) => view.list('conversations'))).rejects.toThrow(/restart/);
-    await expect(repository.transact((tx) => tx.put('conversations', conversationRecord('later')))).rejects.toThrow(/restart/);
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('later')));
+    expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged', 'later']);
+    // The half-written line was cut off: every line of the journal is whole.
+    const journal = await readFile(`${file}.journal-000001`, 'utf8');
+    for (const line of journal.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     await repository.close();
 
     const reopened = await createJsonFileRepository({ file });
-    expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(['acknowledged']);
+    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['acknowledged', 'later']);
+    await reopened.close();
+  });
+
+  it('survives a failed rotation: the compaction is put off, reads and writes go on, nothing is lost', async () => {
+    const file = path.join(await tempDir(), 'db.json');
+    const warnings: string[] = [];
+    disk.opened = 0;
+    const repository = await createJsonFileRepository({ file, compactAfterBytes: 1, logger: { warn: (message) => warnings.push(message) } });
+    disk.failOpens = true;
+    for (let i = 0; i < 5; i++) await repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(warnings.join('\n')).toMatch(/too many open files/);
+    expect(ids(await repository.read((view) => view.list('conversations')))).toHaveLength(5);
+    disk.failOpens = false;
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('after')));
+    await repository.close();
+
+    const reopened = await createJsonFileRepository({ file });
+    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'after']);
     await reopened.close();
   });
 });

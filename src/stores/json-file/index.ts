@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
-import { applyChanges, createReadView, createRecordTables, runBuffered, type RecordTables } from '../record-tables.js';
+import { applyChanges, createReadView, createRecordTables, runBuffered, type Change, type RecordTables } from '../record-tables.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { encodeEntryInSlices, JournalWriter, readJournal } from './journal.js';
 import { JSON_FILE_FORMAT_VERSION, migrate } from './migrations.js';
@@ -97,13 +97,21 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   let compaction: Promise<void> | undefined;
   let closed = false;
-  // Set when a journal write fails. Memory may then hold changes the disk lacks, so the repository
-  // stops answering rather than serve them (a restart replays what is on disk).
-  let failure: Error | undefined;
   const usable = () => {
-    if (failure) throw failure;
+    if (writer.failed) {
+      throw new Error(`The journal of ${file} cannot be written (${(writer.failed as Error).message}); restart to reopen the data.`, { cause: writer.failed });
+    }
     if (closed) throw new Error(`The repository ${file} is closed.`);
   };
+  // Transactions applied in memory whose journal lines are not on disk yet, oldest first, with
+  // the records they replaced: a failed write undoes them, so memory holds what the disk holds.
+  const unsettled: { seq: number; before: Change[] }[] = [];
+  const rollBack = () => {
+    for (const { before } of unsettled.toReversed()) applyChanges(tables, before);
+    if (unsettled[0]) seq = unsettled[0].seq - 1;
+    unsettled.length = 0;
+  };
+  writer.onFailure = rollBack;
   let snapshotBytes = await sizeOf(file);
 
   /** Writes a snapshot of everything committed so far and drops the journals it makes redundant. */
@@ -117,8 +125,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const foldedSeq = seq;
       snapshot.data = captureSnapshot(tables, foldedSeq);
       const oldIndex = journalIndex;
-      journalIndex += 1;
-      await writer.rotate(journalPath(file, journalIndex));
+      // Queued behind every line appended so far: it resolves once they are all on disk, so the
+      // snapshot captured above holds only what the disk holds (if one fails, this rejects).
+      await writer.rotate(journalPath(file, oldIndex + 1));
+      journalIndex = oldIndex + 1;
       await snapshot.write();
       snapshotSeq = foldedSeq;
       snapshotBytes = await sizeOf(file);
@@ -140,30 +150,34 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   return {
     async read(fn) {
-      if (failure) throw failure;
       return fn(createReadView(tables));
     },
     async transact(fn) {
       usable();
       const { result, changes } = runBuffered(tables, fn);
       if (changes.length === 0) return result;
+      const before = changes.map(({ collection, id }) => ({ collection, id, record: (tables[collection].get(id) as object | undefined) ?? null }));
       applyChanges(tables, changes);
-      seq += 1;
+      const entrySeq = (seq += 1);
+      unsettled.push({ seq: entrySeq, before });
       try {
-        await writer.append(encodeEntryInSlices({ seq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
+        await writer.append(encodeEntryInSlices({ seq: entrySeq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
       } catch (error) {
-        failure ??= new Error(`The journal of ${file} could not be written (${(error as Error).message}); restart to reopen the data.`, { cause: error });
-        throw failure;
+        // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
+        rollBack();
+        throw new Error(`The journal of ${file} could not be written (${(error as Error).message}); nothing of this write was kept.`, { cause: error });
       }
-      if (!failure && writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
+      const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
+      if (settled !== -1) unsettled.splice(0, settled + 1);
+      if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
       return result;
     },
     async close() {
       if (closed) return;
       closed = true;
       await compaction;
-      // After a failed write, memory is not to be trusted: what is on disk stays as it is.
-      if (!failure && seq > snapshotSeq) await compact();
+      // After the writer stopped for good, what is on disk stays as it is.
+      if (!writer.failed && seq > snapshotSeq) await compact();
       await writer.close();
       for (const journal of await listJournals(file)) {
         if ((await stat(journal.path)).size === 0) await unlink(journal.path);

@@ -57,15 +57,27 @@ type Pending = { line: string | Promise<Buffer[]>; done: Deferred } | { rotateTo
  * Appends journal lines with group commit: lines appended while a flush is under way wait for the
  * next one and share it, so many concurrent transactions cost one write and one fdatasync.
  * `append` resolves once the line is on disk (or, with `durable: false`, handed to the OS).
- * After a failed write every later append fails: memory may then hold changes the disk lacks.
+ *
+ * A failed write (a full disk, an I/O error) fails its batch and every line waiting behind it; the
+ * file is cut back to its last whole line, `onFailure` is told first (so the owner can undo those
+ * lines' changes), and later appends are tried again: the journal recovers by itself when space
+ * returns. Only when the file cannot be cut back does the writer stop for good (`failed`). A failed
+ * rotation fails only itself: lines keep going to the current file.
  */
 export class JournalWriter {
   #handle: FileHandle;
   #pending: Pending[] = [];
   #running: Promise<void> | undefined;
   #failure: unknown;
-  /** Bytes in the current journal file. */
+  /** Bytes in the current journal file, all of them whole lines. */
   bytes = 0;
+  /** Called when a write fails, before the appends it fails are rejected. */
+  onFailure: ((error: unknown) => void) | undefined;
+
+  /** The error that stopped the writer for good, if one did. */
+  get failed(): unknown {
+    return this.#failure;
+  }
 
   private constructor(handle: FileHandle, private readonly durable: boolean) {
     this.#handle = handle;
@@ -117,28 +129,53 @@ export class JournalWriter {
       // Everything up to the next rotation shares one write and one flush.
       const end = this.#pending.findIndex((item) => 'rotateTo' in item);
       const batch = this.#pending.splice(0, end === 0 ? 1 : end === -1 ? this.#pending.length : end);
-      try {
-        const first = batch[0]!;
-        if ('rotateTo' in first) {
-          const next = await open(first.rotateTo, 'a', 0o600);
-          if (this.durable) await syncFolder(path.dirname(first.rotateTo));
-          await this.#handle.close();
-          this.#handle = next;
-          this.bytes = 0;
-        } else {
-          const lines = await Promise.all(batch.map((item) => ('line' in item ? item.line : '')));
-          const buffers = lines.flatMap((line) => (typeof line === 'string' ? [Buffer.from(line)] : line));
-          this.bytes += await writeAll(this.#handle, buffers);
-          if (this.durable) await this.#handle.datasync();
+      const first = batch[0]!;
+      if ('rotateTo' in first) {
+        try {
+          await this.#rotate(first.rotateTo);
+          first.done.resolve();
+        } catch (error) {
+          first.done.reject(error);
         }
+        continue;
+      }
+      try {
+        const lines = await Promise.all(batch.map((item) => ('line' in item ? item.line : '')));
+        const buffers = lines.flatMap((line) => (typeof line === 'string' ? [Buffer.from(line)] : line));
+        const written = await writeAll(this.#handle, buffers);
+        if (this.durable) await this.#handle.datasync();
+        // Counted once flushed: a failed flush cuts these lines off again.
+        this.bytes += written;
         for (const item of batch) item.done.resolve();
       } catch (error) {
-        this.#failure = error;
-        this.#running = undefined;
+        // A failed write may have left part of a line: cut it, so later lines follow whole ones.
+        const repaired = await this.#handle.truncate(this.bytes).then(
+          () => true,
+          () => false,
+        );
+        if (!repaired) this.#failure = error;
+        this.onFailure?.(error);
         for (const item of [...batch, ...this.#pending.splice(0)]) item.done.reject(error);
-        return;
+        if (!repaired) {
+          this.#running = undefined;
+          return;
+        }
       }
     }
+  }
+
+  /** Moves to a new file; on failure the current one stays in use. */
+  async #rotate(file: string): Promise<void> {
+    const next = await open(file, 'a', 0o600);
+    try {
+      if (this.durable) await syncFolder(path.dirname(file));
+    } catch (error) {
+      await next.close().catch(() => undefined);
+      throw error;
+    }
+    await this.#handle.close().catch(() => undefined);
+    this.#handle = next;
+    this.bytes = 0;
   }
 }
 
