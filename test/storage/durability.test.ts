@@ -127,7 +127,7 @@ describe('JSON-file repository: journal and snapshot', () => {
     const corrupt = (await readFile(file, 'utf8')).replace('"second"', '"second');
     await writeFile(file, corrupt);
 
-    await expect(createJsonFileRepository({ file })).rejects.toThrow(new RegExp(`snapshot ${file} cannot be parsed at line \\d+, column \\d+`));
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(new RegExp(`snapshot ${file} is corrupt at line \\d+: the record does not parse`));
     expect(await readFile(file, 'utf8')).toBe(corrupt);
     expect(await readFile(`${file}.bak`, 'utf8')).toBe(backup);
     // The lock is released, so the user can open again once the file is repaired.
@@ -153,7 +153,8 @@ describe('JSON-file repository: journal and snapshot', () => {
     const file = freshFile();
     await createJsonFileRepository({ file }).then((r) => r.close());
     const message = { id: 'm1', conversation: 'c1', role: 'USER', created: { value: '2026-01-01T00:00:00.000Z' }, updated: { value: '2026-01-01T00:00:00.000Z' }, groundedConversations: [] };
-    await writeFile(file, JSON.stringify({ version: 2, journalSeq: 0, messages: [{ ...message, annotations: ['a1'] }] }));
+    const empty = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []]));
+    await writeFile(file, JSON.stringify({ ...empty, version: 2, journalSeq: 0, messages: [{ ...message, annotations: ['a1'] }] }));
     const repository = await createJsonFileRepository({ file });
     expect(await repository.read((view) => view.get('messages', 'm1'))).toEqual(message);
     await repository.close();
@@ -202,7 +203,7 @@ describe('JSON-file repository: journal and snapshot', () => {
     await repository.transact((tx) => tx.put('conversations', conversationRecord('c1')));
     const [journal] = (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-'));
     const line = JSON.parse((await readFile(path.join(path.dirname(file), journal!), 'utf8')).trim());
-    expect(line).toEqual({ seq: 1, changes: [['conversations', 'c1', conversationRecord('c1')]] });
+    expect(line).toEqual({ seq: 1, version: JSON_FILE_FORMAT_VERSION, changes: [['conversations', 'c1', conversationRecord('c1')]] });
     await repository.close();
   });
 });

@@ -6,7 +6,7 @@ import { COLLECTION_NAMES } from '../../records.js';
 import { applyChanges, createReadView, createRecordTables, runBuffered, type Change, type RecordTables } from '../record-tables.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { encodeEntryInSlices, JournalWriter, readJournal } from './journal.js';
-import { JSON_FILE_FORMAT_VERSION, migrate } from './migrations.js';
+import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { SnapshotFile, type SnapshotData } from './snapshot.js';
 
 export { JSON_FILE_FORMAT_VERSION };
@@ -83,7 +83,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         }
         applyChanges(
           tables,
-          entry.changes.map(([collection, id, record]) => ({ collection, id, record })),
+          entry.changes.map(([collection, id, record]) => ({ collection, id, record: record && migrateRecord(collection, record, entry.version ?? 2) })),
         );
         seq = entry.seq;
       }
@@ -161,7 +161,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const entrySeq = (seq += 1);
       unsettled.push({ seq: entrySeq, before });
       try {
-        await writer.append(encodeEntryInSlices({ seq: entrySeq, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
+        await writer.append(encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
       } catch (error) {
         // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
         rollBack();
@@ -196,6 +196,8 @@ async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
   await snapshot.read();
   // No snapshot but a backup: a crash came between the two renames of a snapshot write.
   if (snapshot.data === none) snapshot.data = (await new SnapshotFile(`${file}.bak`).read()) ?? none;
+  // No file at all: a new store, with nothing to check.
+  if (snapshot.data === none) return { tables: createRecordTables(), journalSeq: 0 };
   const data = migrate(snapshot.data, file);
   const tables = createRecordTables();
   for (const name of COLLECTION_NAMES) {

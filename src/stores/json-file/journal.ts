@@ -1,11 +1,14 @@
 import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { recordProblem } from '../record-checks.js';
 import { syncFolder } from './durable-fs.js';
 
 /** One committed transaction as the journal holds it: `[collection, id, record or null]` per write. */
 export interface JournalEntry {
   readonly seq: number;
+  /** The data layout the records are in (see migrations); absent in entries of version 2. */
+  readonly version?: number;
   readonly changes: readonly (readonly [CollectionName, string, object | null])[];
 }
 
@@ -21,7 +24,7 @@ const CHANGES_PER_SLICE = 500;
  */
 export async function encodeEntryInSlices(entry: JournalEntry): Promise<Buffer[]> {
   if (entry.changes.length <= CHANGES_PER_SLICE) return [Buffer.from(encodeEntry(entry))];
-  const parts: Buffer[] = [Buffer.from(`{"seq":${entry.seq},"changes":[`)];
+  const parts: Buffer[] = [Buffer.from(`{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`)];
   for (let start = 0; start < entry.changes.length; start += CHANGES_PER_SLICE) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const slice = entry.changes.slice(start, start + CHANGES_PER_SLICE);
@@ -203,14 +206,21 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
     const text = buffer.toString('utf8', offset, end);
     const entry = text.trim() === '' ? null : parseEntry(text);
     if (entry === undefined) {
-      const isTail = newline === -1 || buffer.subarray(newline + 1).toString('utf8').trim() === '';
-      if (!(isTail && isLast)) {
-        throw new Error(`The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse.`);
+      // Every line is written with its newline: only a last line without one was cut short by a
+      // crash (and never acknowledged). A whole line that does not parse is damage, not a tear.
+      if (!(newline === -1 && isLast)) {
+        throw new Error(`The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse. Nothing was changed; see the README on recovery.`);
       }
       await truncate(path, offset);
       return { entries, tornAt: { line, offset } };
     }
-    if (entry) entries.push(entry);
+    if (entry) {
+      for (const [collection, , record] of entry.changes) {
+        const problem = record === null ? undefined : recordProblem(collection, record);
+        if (problem) throw new Error(`The journal ${path}, line ${line}: ${problem}. Nothing was changed; see the README on recovery.`);
+      }
+      entries.push(entry);
+    }
     offset = end + 1;
   }
   return { entries };

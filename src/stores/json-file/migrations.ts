@@ -1,33 +1,59 @@
+import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { recordProblem } from '../record-checks.js';
 import type { SnapshotData } from './snapshot.js';
 
 /** The version of the data file's layout that this release writes. */
 export const JSON_FILE_FORMAT_VERSION = 3;
 
 /**
- * One step per past version, from that version to the next. Opening an older file runs the steps in
- * order; the migrated layout is written with the next snapshot.
+ * One step per past version, from that version to the next: a change to the whole snapshot, and a
+ * change to each record. Record steps apply to the snapshot's records and to journal entries
+ * written by that version (an entry names its version; entries without one are version 2).
  */
-const MIGRATIONS: Record<number, (data: Record<string, unknown>) => Record<string, unknown>> = {
-  // 1 → 2: the snapshot records which journal entries it already holds (version 1 had no journal).
-  1: (data) => ({ ...data, version: 2, journalSeq: 0 }),
+const STEPS: Record<number, { snapshot?: (data: Record<string, unknown>) => Record<string, unknown>; record?: (collection: CollectionName, record: Record<string, unknown>) => Record<string, unknown> }> = {
+  // 1 → 2: the snapshot records which journal entries it already holds (version 1 had no journal),
+  // and every collection is present, empty or not.
+  1: { snapshot: (data) => ({ ...Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []])), ...data, journalSeq: 0 }) },
   // 2 → 3: a summary's coverage lives on the annotation alone; messages no longer list their annotations.
-  2: (data) => ({
-    ...data,
-    version: 3,
-    messages: ((data.messages as Record<string, unknown>[] | undefined) ?? []).map(({ annotations: _gone, ...message }) => message),
-  }),
+  2: {
+    record: (collection, record) => {
+      if (collection !== 'messages' || !('annotations' in record)) return record;
+      const { annotations: _gone, ...message } = record;
+      return message;
+    },
+  },
 };
 
-/** The snapshot in the current layout, or an error if it comes from a newer release. */
+/** The snapshot in the current layout, or an error if it comes from a newer release or is damaged. */
 export function migrate(data: SnapshotData, file: string): SnapshotData {
   let current = data as unknown as Record<string, unknown>;
+  const from = current.version as number;
   while ((current.version as number) < JSON_FILE_FORMAT_VERSION) {
-    const step = MIGRATIONS[current.version as number];
-    if (!step) throw new Error(`The snapshot ${file} has version ${String(current.version)}, which this release cannot migrate.`);
-    current = step(current);
+    const version = current.version as number;
+    const step = STEPS[version];
+    if (!step) throw new Error(`The snapshot ${file} has version ${String(version)}, which this release cannot migrate.`);
+    current = { ...(step.snapshot?.(current) ?? current), version: version + 1 };
   }
   if (current.version !== JSON_FILE_FORMAT_VERSION) {
     throw new Error(`The snapshot ${file} has version ${String(current.version)}; this release reads up to ${JSON_FILE_FORMAT_VERSION}.`);
   }
+  for (const name of COLLECTION_NAMES) {
+    // A collection missing altogether is not an empty one: the file was cut or edited.
+    if (!Array.isArray(current[name])) {
+      throw new Error(`The snapshot ${file} has no "${name}" collection. Nothing was changed; repair it, or see the README on recovery.`);
+    }
+    if (from < JSON_FILE_FORMAT_VERSION) current[name] = (current[name] as Record<string, unknown>[]).map((record) => migrateRecord(name, record, from));
+    (current[name] as unknown[]).forEach((record, index) => {
+      const problem = recordProblem(name, record);
+      if (problem) throw new Error(`The snapshot ${file}: ${problem} (record ${index + 1} of "${name}"). Nothing was changed; repair or remove that record, or see the README on recovery.`);
+    });
+  }
   return current as unknown as SnapshotData;
+}
+
+/** A record written by release `version`, in the current layout. */
+export function migrateRecord<T>(collection: CollectionName, record: T, version: number): T {
+  let current = record as unknown as Record<string, unknown>;
+  for (let v = version; v < JSON_FILE_FORMAT_VERSION; v++) current = STEPS[v]?.record?.(collection, current) ?? current;
+  return current as unknown as T;
 }

@@ -1,4 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { recordProblem } from '../record-checks.js';
+import { JSON_FILE_FORMAT_VERSION } from './migrations.js';
 import type { Adapter } from 'lowdb';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { replaceFileAtomically } from './durable-fs.js';
@@ -26,15 +30,26 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     readonly backup?: string,
   ) {}
 
+  /**
+   * Reads the snapshot a line (a record) at a time, so a store larger than the longest string V8
+   * allows (~512 MiB) opens; each record of the current version is checked as it is read, and a
+   * bad one stops the start naming the file, line and record. A file laid out otherwise (edited by
+   * hand) is parsed whole, when it is small enough.
+   */
   async read(): Promise<SnapshotData | null> {
-    let text: string;
+    let size: number;
     try {
-      text = await readFile(this.file, 'utf8');
+      size = (await stat(this.file)).size;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    return parseSnapshot(text, this.file);
+    const byLines = await readSnapshotLines(this.file);
+    if (byLines) return byLines;
+    if (size > WHOLE_PARSE_MAX_BYTES) {
+      throw new Error(`The snapshot ${this.file} is not laid out one record per line, and is too large (${size} bytes) to read whole. Nothing was changed; see the README on recovery.`);
+    }
+    return parseSnapshot(await readFile(this.file, 'utf8'), this.file);
   }
 
   async write(data: SnapshotData): Promise<void> {
@@ -57,6 +72,68 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       this.backup,
     );
   }
+}
+
+/** Files larger than this are read only a line at a time (a string this long is near V8's limit). */
+const WHOLE_PARSE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The snapshot as this adapter writes it: `{`, the `"version"` and `"journalSeq"` lines, then per
+ * collection a `"name": [` line, one record per line and a `]` line, then `}`. Undefined when the
+ * file is laid out otherwise (the caller parses it whole).
+ */
+async function readSnapshotLines(file: string): Promise<SnapshotData | undefined> {
+  const data: Record<string, unknown> = {};
+  let collection: CollectionName | undefined;
+  let records: object[] = [];
+  let lineNumber = 0;
+  let state: 'start' | 'header' | 'records' | 'end' = 'start';
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  try {
+    for await (const raw of lines) {
+      lineNumber++;
+      const line = raw.trim();
+      if (line === '') continue;
+      if (state === 'start') {
+        if (line !== '{') return undefined;
+        state = 'header';
+      } else if (state === 'records') {
+        if (line === ']' || line === '],') {
+          data[collection!] = records;
+          state = 'header';
+          continue;
+        }
+        let record: unknown;
+        try {
+          record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line);
+        } catch (error) {
+          throw new Error(`The snapshot ${file} is corrupt at line ${lineNumber}: the record does not parse (${(error as Error).message}). Nothing was changed; see the README on recovery.`);
+        }
+        const problem = data.version === JSON_FILE_FORMAT_VERSION ? recordProblem(collection!, record) : undefined;
+        if (problem) throw new Error(`The snapshot ${file}, line ${lineNumber}: ${problem}. Nothing was changed; repair or remove that record, or see the README on recovery.`);
+        records.push(record as object);
+      } else if (line === '}') {
+        state = 'end';
+      } else {
+        const start = /^"(\w+)": \[(\])?,?$/.exec(line);
+        if (start && (COLLECTION_NAMES as readonly string[]).includes(start[1]!)) {
+          collection = start[1] as CollectionName;
+          if (start[2]) data[collection] = [];
+          else {
+            records = [];
+            state = 'records';
+          }
+          continue;
+        }
+        const field = /^"(version|journalSeq)": (\d+),?$/.exec(line);
+        if (!field) return undefined;
+        data[field[1]!] = Number(field[2]);
+      }
+    }
+  } finally {
+    lines.close();
+  }
+  return state === 'end' && typeof data.version === 'number' ? (data as SnapshotData) : undefined;
 }
 
 /** Parses a snapshot, or throws an error naming the file and where it stops making sense. */
