@@ -61,6 +61,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   let snapshotSeq: number;
   let journalIndex: number;
   let writer: JournalWriter;
+  // The last entry of each journal file: a file is deleted only once the backup snapshot
+  // (`db.json.bak`) holds all of it, so that the backup plus the journals is always whole.
+  const lastSeqOf = new Map<number, number>();
   // Lowdb holds the snapshot: its adapter streams, flushes and renames it into place.
   const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`), emptySnapshot());
   try {
@@ -76,6 +79,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
             'a write cut short by a crash, never acknowledged.',
         );
       }
+      lastSeqOf.set(journal.index, contents.entries.at(-1)?.seq ?? 0);
       for (const entry of contents.entries) {
         if (entry.seq <= seq) continue;
         if (entry.seq !== seq + 1) {
@@ -129,11 +133,17 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // snapshot captured above holds only what the disk holds (if one fails, this rejects).
       await writer.rotate(journalPath(file, oldIndex + 1));
       journalIndex = oldIndex + 1;
+      lastSeqOf.set(oldIndex, foldedSeq);
+      // The snapshot being replaced becomes the backup: the journals it needs must stay.
+      const backupSeq = snapshotSeq;
       await snapshot.write();
       snapshotSeq = foldedSeq;
       snapshotBytes = await sizeOf(file);
       for (const journal of await listJournals(file)) {
-        if (journal.index <= oldIndex) await unlink(journal.path);
+        if (journal.index <= oldIndex && (lastSeqOf.get(journal.index) ?? 0) <= backupSeq) {
+          await unlink(journal.path);
+          lastSeqOf.delete(journal.index);
+        }
       }
     } catch (error) {
       // The journals are kept, so nothing is lost; the next compaction tries again.
