@@ -14,14 +14,20 @@
  */
 import { startHttpServer } from '../adapters/hono/serve.js';
 import { createService } from '../src/index.js';
+import path from 'node:path';
+import { createLlamaCppRuntime } from '../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../src/runtimes/openai-compatible.js';
 
 const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
 const dataDir = process.env.DATA_DIR ?? 'data';
 
-const runtimes = process.env.OPENAI_BASE_URL
-  ? [createOpenAiCompatibleRuntime({ baseUrl: process.env.OPENAI_BASE_URL, ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) })]
-  : [];
+const runtimes = [
+  // GGUF files in DATA_DIR/models/<model>/ run in-process once node-llama-cpp is installed; nothing loads until used.
+  createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
+  ...(process.env.OPENAI_BASE_URL
+    ? [createOpenAiCompatibleRuntime({ baseUrl: process.env.OPENAI_BASE_URL, ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) })]
+    : []),
+];
 const service = await createService({
   dataDir,
   runtimes,

@@ -56,6 +56,8 @@ export const answerTokens = (task: WritingTask) => ANSWER_TOKENS[task];
  * an unfinished `<think>`, too long, a title of more than 12 words).
  */
 export function cleanAnswer(task: WritingTask, answer: string): string | undefined {
+  // Control characters or undecodable bytes: the model produced noise, not text.
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/.test(answer)) return undefined;
   let text = answer.replace(/<think>[\s\S]*?<\/think>/gi, '');
   // A reasoning block the model never closed: nothing after it can be trusted.
   if (/<think>/i.test(text)) return undefined;

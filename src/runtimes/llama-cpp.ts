@@ -1,4 +1,4 @@
-import type { ChatHistoryItem, LlamaContext, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, ChatWrapper, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { cacheFolderOf } from '../models/cache-folder.js';
 import type { ChatMessage, ChatOptions, ModelRuntime } from '../ports.js';
 import type { ModelRecord } from '../records.js';
@@ -38,10 +38,11 @@ export interface LlamaCppRuntimeOptions {
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
 
-/** A model in memory: its weights, and the context (the KV cache) it generates in. */
+/** A model in memory: its weights, the context (the KV cache) it generates in, its chat template. */
 interface LoadedModel {
   readonly model: LlamaModel;
   readonly context: LlamaContext;
+  readonly chatWrapper: ChatWrapper;
   dispose(): Promise<void>;
 }
 
@@ -96,7 +97,7 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
     const folder = cacheFolderOf(options.cacheRoot, model.id);
     const file = await findGguf(folder);
     if (!file) throw new Error(`Model ${model.id} has no complete .gguf file in ${folder}.`);
-    const { llama } = await getBackend();
+    const { lib, llama } = await getBackend();
     const weights = await llama.loadModel({ modelPath: file });
     try {
       const context = await weights.createContext({
@@ -108,6 +109,9 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
       return {
         model: weights,
         context,
+        // Resolved once: matching the GGUF's Jinja template to a known wrapper takes ~0.4 s, too
+        // long to repeat for each chat.
+        chatWrapper: lib.resolveChatWrapper(weights),
         async dispose() {
           await context.dispose();
           await weights.dispose();
@@ -128,7 +132,7 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
     const answerTokens = Math.max(1, Math.min(chat.maxTokens, Math.floor(room / 2)));
     const history = messages.slice(0, -1).map(toHistoryItem);
     const prompt = fitPrompt(loaded.model, history, last.content, room - answerTokens - TEMPLATE_TOKENS_PER_MESSAGE * messages.length);
-    const session = new lib.LlamaChatSession({ contextSequence: loaded.context.getSequence(), chatWrapper: 'auto' });
+    const session = new lib.LlamaChatSession({ contextSequence: loaded.context.getSequence(), chatWrapper: loaded.chatWrapper });
     try {
       session.setChatHistory(history);
       return await session.prompt(prompt, { maxTokens: answerTokens, signal, temperature: 0.2 });

@@ -122,6 +122,7 @@ export function createModelPool<H extends Disposable>(options: ModelPoolOptions)
 
   /** Waits for the model's turn; rejects if the caller gives up or the model is unloaded meanwhile. */
   function waitTurn(entry: Entry<H>, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         entry.queue.splice(entry.queue.indexOf(waiter), 1);

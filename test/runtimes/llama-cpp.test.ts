@@ -15,6 +15,7 @@ import { cacheFolderOf } from '../../src/models/cache-folder.js';
 import type { ChatMessage, ModelRuntime } from '../../src/ports.js';
 import type { ModelRecord } from '../../src/records.js';
 import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/runtimes/llama-cpp.js';
+import { createModelPool } from '../../src/runtimes/model-pool.js';
 import { said, seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { writeTinyGguf, type TinyGgufOptions } from '../helpers/tiny-gguf.js';
@@ -110,6 +111,63 @@ describe('without a model running', () => {
     await expect(llama.chat(model, ask, chatOptions())).rejects.toThrow(/npm install node-llama-cpp/);
     await expect(llama.load!(model)).rejects.toThrow(/npm install node-llama-cpp/);
     expect(llama.isLoaded!(model)).toBe(false);
+  });
+});
+
+describe('the memory policy, with fake models', () => {
+  /** A pool whose models record their loads and disposals in `events`. */
+  function fakePool(options: { maxLoaded?: number; maxQueue?: number; keepAliveMs?: number } = {}) {
+    const events: string[] = [];
+    const pool = createModelPool<{ dispose(): Promise<void> }>({ keepAliveMs: 60_000, maxLoaded: 1, maxQueue: 4, ...options });
+    const load = (id: string) => async () => {
+      events.push(`load ${id}`);
+      return { dispose: async () => void events.push(`free ${id}`) };
+    };
+    return { pool, events, load };
+  }
+  const never = new AbortController().signal;
+
+  it('when every loaded model is generating, another waits for one to finish, which is then freed before it loads', async () => {
+    const { pool, events, load } = fakePool();
+    let finish!: () => void;
+    const a = pool.use('a', load('a'), () => new Promise<void>((resolve) => (finish = resolve)).then(() => void events.push('a done')), never);
+    await sleep(10);
+    const b = pool.use('b', load('b'), async () => void events.push('b ran'), never);
+    await sleep(10);
+    expect(events).toEqual(['load a']);
+    finish();
+    await Promise.all([a, b]);
+    expect(events).toEqual(['load a', 'a done', 'free a', 'load b', 'b ran']);
+  });
+
+  it('forgets a model that failed to load, and tries again on the next use', async () => {
+    const { pool, load } = fakePool();
+    await expect(pool.use('a', () => Promise.reject(new Error('corrupt file')), async () => 1, never)).rejects.toThrow('corrupt file');
+    expect(pool.get('a')).toBeUndefined();
+    expect(await pool.use('a', load('a'), async () => 2, never)).toBe(2);
+  });
+
+  it('frees a model that finishes loading after it was unloaded', async () => {
+    const { pool, events } = fakePool();
+    let loaded!: (model: { dispose(): Promise<void> }) => void;
+    const loading = pool.load('a', () => new Promise((resolve) => (loaded = resolve)));
+    const unloaded = pool.unload('a');
+    loaded({ dispose: async () => void events.push('free a') });
+    await expect(loading).rejects.toThrow(/unloaded while it loaded/);
+    expect(await unloaded).toBe(true);
+    expect(events).toEqual(['free a']);
+    expect(pool.get('a')).toBeUndefined();
+  });
+
+  it('restarts the keep-alive with each use, and frees the model once idle that long', async () => {
+    const { pool, events, load } = fakePool({ keepAliveMs: 300 });
+    await pool.load('a', load('a'));
+    await sleep(200);
+    await pool.use('a', load('a'), async () => undefined, never);
+    await sleep(200);
+    expect(events).toEqual(['load a']); // 400 ms after the load, 200 after the last use
+    await sleep(300);
+    expect(events).toEqual(['load a', 'free a']);
   });
 });
 
@@ -221,6 +279,15 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
     expect(llama.isLoaded!(model)).toBe(false);
     // And it loads again on the next use.
     expect(typeof (await llama.chat(model, ask, chatOptions()))).toBe('string');
+  });
+
+  it('answers a prompt longer than its context (shortened to fit, its start and end kept)', async () => {
+    const llama = runtime({ contextSize: 256 });
+    const model = await modelWithGguf('small-context');
+    const long = `The conversation:\n\nUser: ${'How do I retry a flaky payment API? '.repeat(150)}\n\nIts title:`;
+    const answer = await llama.chat(model, [ask[0]!, { role: 'user', content: long }], chatOptions());
+    expect(typeof answer).toBe('string');
+    expect(llama.contextTokens!(model)).toBe(256);
   });
 
   it('renames through the service with a custom model whose GGUF is in its cache folder', async () => {

@@ -5,7 +5,9 @@ import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
 import { applyChanges, createReadView, createRecordTables, runBuffered, type Change, type RecordTables } from '../record-tables.js';
 import { acquireFolderLock } from './folder-lock.js';
-import { encodeEntryInSlices, JournalWriter, readJournal } from './journal.js';
+import { encodeEntryInSlices, JournalWriter, readJournal, type JournalChange } from './journal.js';
+import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
+import { recordProblem } from '../record-checks.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { SnapshotFile, type SnapshotData } from './snapshot.js';
 
@@ -85,10 +87,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         if (entry.seq !== seq + 1) {
           throw new Error(`The journal ${journal.path} skips from entry ${seq} to ${entry.seq}: entries are missing. Nothing was changed.`);
         }
-        applyChanges(
-          tables,
-          entry.changes.map(([collection, id, record]) => ({ collection, id, record: record && migrateRecord(collection, record, entry.version ?? 2) })),
-        );
+        applyChanges(tables, entry.changes.map((change) => replayed(tables, change, entry.version ?? 2, journal.path, entry.seq)));
         seq = entry.seq;
       }
     }
@@ -171,7 +170,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const entrySeq = (seq += 1);
       unsettled.push({ seq: entrySeq, before });
       try {
-        await writer.append(encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: changes.map((c) => [c.collection, c.id, c.record] as const) }));
+        await writer.append(encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) }));
       } catch (error) {
         // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
         rollBack();
@@ -195,6 +194,27 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       await lock.release();
     },
   };
+}
+
+/** The journal's form of a transaction's changes: a patch where a record was changed, else the record. */
+function journalChanges(changes: readonly Change[], before: readonly Change[]): JournalChange[] {
+  return changes.map((change, i) => {
+    const previous = before[i]!.record;
+    if (change.record === null || previous === null) return [change.collection, change.id, change.record] as const;
+    return [change.collection, change.id, diffRecord(previous as Record<string, unknown>, change.record as Record<string, unknown>), 'patch'] as const;
+  });
+}
+
+/** A journal change as a change of the tables: a record migrated from its version, or a patch applied and checked. */
+function replayed(tables: RecordTables, change: JournalChange, version: number, journal: string, seq: number): Change {
+  const [collection, id, value] = change;
+  if (change[3] !== 'patch') return { collection, id, record: value && migrateRecord(collection, value as object, version) };
+  const current = tables[collection].get(id);
+  if (!current) throw new Error(`The journal ${journal} (entry ${seq}) changes the ${collection} record "${id}", which does not exist. Nothing was changed; see the README on recovery.`);
+  const record = applyPatch(current as unknown as Record<string, unknown>, value as RecordPatch);
+  const problem = recordProblem(collection, record);
+  if (problem) throw new Error(`The journal ${journal} (entry ${seq}): once changed, ${problem}. Nothing was changed; see the README on recovery.`);
+  return { collection, id, record };
 }
 
 const sizeOf = (file: string) => stat(file).then((stats) => stats.size, () => 0);

@@ -2,14 +2,24 @@ import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { recordProblem } from '../record-checks.js';
+import type { RecordPatch } from './record-patch.js';
 import { syncFolder } from './durable-fs.js';
 
-/** One committed transaction as the journal holds it: `[collection, id, record or null]` per write. */
+/**
+ * One write of a transaction: `[collection, id, record]` stores a whole record, `[collection, id,
+ * null]` deletes one, and `[collection, id, patch, "patch"]` changes the stored record by a
+ * {@link RecordPatch} (what changed, not the whole record).
+ */
+export type JournalChange =
+  | readonly [CollectionName, string, object | null]
+  | readonly [CollectionName, string, RecordPatch, 'patch'];
+
+/** One committed transaction as the journal holds it. */
 export interface JournalEntry {
   readonly seq: number;
   /** The data layout the records are in (see migrations); absent in entries of version 2. */
   readonly version?: number;
-  readonly changes: readonly (readonly [CollectionName, string, object | null])[];
+  readonly changes: readonly JournalChange[];
 }
 
 export const encodeEntry = (entry: JournalEntry): string => `${JSON.stringify(entry)}\n`;
@@ -215,8 +225,8 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
       return { entries, tornAt: { line, offset } };
     }
     if (entry) {
-      for (const [collection, , record] of entry.changes) {
-        const problem = record === null ? undefined : recordProblem(collection, record);
+      for (const [collection, , record, kind] of entry.changes) {
+        const problem = record === null || kind === 'patch' ? undefined : recordProblem(collection, record);
         if (problem) throw new Error(`The journal ${path}, line ${line}: ${problem}. Nothing was changed; see the README on recovery.`);
       }
       entries.push(entry);
@@ -244,7 +254,9 @@ function parseEntry(text: string): JournalEntry | undefined {
         Array.isArray(change) &&
         COLLECTIONS.has(change[0]) &&
         typeof change[1] === 'string' &&
-        (change[2] === null || (typeof change[2] === 'object' && (change[2] as { id?: unknown }).id === change[1])),
+        (change[3] === 'patch'
+          ? typeof change[2] === 'object' && change[2] !== null && !Array.isArray(change[2])
+          : change.length === 3 && (change[2] === null || (typeof change[2] === 'object' && (change[2] as { id?: unknown }).id === change[1]))),
     );
   return wellFormed ? entry : undefined;
 }
