@@ -1,0 +1,60 @@
+/**
+ * A real full disk: the store on a small tmpfs, written until the disk is full. Writes the disk
+ * cannot hold fail cleanly and change nothing, reads go on, writing works again once space is
+ * freed (no restart), and reopening finds every acknowledged write. Needs root to mount a tmpfs;
+ * elsewhere the test is skipped, saying so.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createJsonFileRepository } from '../../src/index.js';
+import { conversationRecord } from '../helpers/records.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const mountPoint = path.join(await tempDir('cms-full-disk-'), 'disk');
+await mkdir(mountPoint);
+const mounted = (() => {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=768k', 'tmpfs', mountPoint], { stdio: 'pipe' });
+    return true;
+  } catch (error) {
+    console.warn(`Skipping the real full-disk test: a tmpfs cannot be mounted here (${String((error as Error).message).split('\n')[0]}).`);
+    return false;
+  }
+})();
+afterAll(() => {
+  if (mounted) execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
+});
+
+describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
+  it('fails the writes the disk cannot hold, carries on once space is freed, and loses no acknowledged write', async () => {
+    const file = path.join(mountPoint, 'data', 'db.json');
+    const filler = path.join(mountPoint, 'filler');
+    await mkdir(path.dirname(file));
+    await writeFile(filler, Buffer.alloc(256 * 1024));
+    const repository = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
+    const acknowledged: string[] = [];
+    let failure: unknown;
+    for (let i = 0; i < 400 && failure === undefined; i++) {
+      const record = { ...conversationRecord(`c${i}`), application: { notes: 'x'.repeat(8_000) } };
+      try {
+        await repository.transact((tx) => tx.put('conversations', record));
+        acknowledged.push(record.id);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    expect(String(failure)).toMatch(/no space left|ENOSPC/i);
+    expect((await repository.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(acknowledged);
+
+    await rm(filler);
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('after-space-returned')));
+    acknowledged.push('after-space-returned');
+    await repository.close();
+
+    const reopened = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
+    expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(acknowledged);
+    await reopened.close();
+  });
+});
