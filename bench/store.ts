@@ -22,7 +22,8 @@
  * BENCH_STORE_OPEN_TIMEOUT_SECONDS=300 (per open), BENCH_STORE_MIN_FREE_GB=3 (free disk below
  * which stores past 10,000 conversations are skipped), BENCH_STORE_MESSAGES=100,1000,10000,20000
  * (the append checkpoints; the last is how far the conversation grows), BENCH_STORE_APPEND_SECONDS=180
- * (appending stops there, printing what was reached).
+ * (appending stops there, after one last window of 100 appends, printing what was reached). An empty
+ * BENCH_STORE_SIZES or BENCH_STORE_MESSAGES skips that part.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -46,7 +47,7 @@ import {
 import { SnapshotFile, type SnapshotData } from '../src/stores/json-file/snapshot.js';
 
 const SELF = fileURLToPath(import.meta.url);
-const list = (value: string) => value.split(',').map(Number);
+const list = (value: string) => value.split(',').filter(Boolean).map(Number);
 const SIZES = list(process.env.BENCH_STORE_SIZES ?? '10000,50000');
 const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 3);
 const MESSAGE_CHARS = Number(process.env.BENCH_STORE_MESSAGE_CHARS ?? 300);
@@ -205,22 +206,28 @@ async function childAppend(folder: string): Promise<void> {
   const { id } = await service.createConversation({ type: 'COPILOT' });
   const started = performance.now();
   const target = CHECKPOINTS.at(-1)!;
-  let windowBytes = 0;
-  let windowStart = 0;
+  const measureFrom = async () => ({ bytes: await journalBytes(folder), at: performance.now() });
+  let window = await measureFrom();
+  // Once the cap has passed: where the last measured window ends (the next checkpoint when its
+  // window is under way, else WINDOW appends on), so the length reached still gets a figure.
+  let last: number | undefined;
   let n = 0;
-  for (; n < target && performance.now() < deadline; ) {
-    if (CHECKPOINTS.some((c) => c - Math.min(WINDOW, c) === n)) {
-      windowBytes = await journalBytes(folder);
-      windowStart = performance.now();
+  while (n < target && (last === undefined || n < last)) {
+    if (last === undefined && performance.now() >= deadline) {
+      const next = CHECKPOINTS.find((c) => c > n)!;
+      last = next - n <= WINDOW ? next : Math.min(n + WINDOW, target);
+      if (last !== next) window = await measureFrom();
     }
+    if (last === undefined && CHECKPOINTS.some((c) => c - Math.min(WINDOW, c) === n)) window = await measureFrom();
     n++;
     await service.createMessage({ role: n % 2 ? 'USER' : 'ASSISTANT', fragment: { string: { raw: `message ${n} about the build` } }, conversation: { id } });
-    if (CHECKPOINTS.includes(n)) {
+    if (CHECKPOINTS.includes(n) || n === last) {
       const appends = Math.min(WINDOW, n);
-      print({ messages: n, bytesPerAppend: ((await journalBytes(folder)) - windowBytes) / appends, msPerAppend: (performance.now() - windowStart) / appends });
+      const { bytes, at: now } = await measureFrom();
+      print({ messages: n, bytesPerAppend: (bytes - window.bytes) / appends, msPerAppend: (now - window.at) / appends, pastCap: !CHECKPOINTS.includes(n) });
     }
   }
-  print({ reached: n, seconds: (performance.now() - started) / 1000, journalBytes: await journalBytes(folder), stopped: n < target });
+  print({ reached: n, seconds: (performance.now() - started) / 1000, journalBytes: await journalBytes(folder), stopped: last !== undefined && n < target });
   await service.close();
 }
 
@@ -357,16 +364,16 @@ async function appendCost(root: string): Promise<void> {
     onLine: (line) => 'messages' in line && console.error(`  ${String(line.messages)} messages: ${fixed(line.bytesPerAppend as number)} bytes per append`),
   });
 
-  const points = lines.filter((line) => 'messages' in line) as unknown as { messages: number; bytesPerAppend: number; msPerAppend: number }[];
+  const points = lines.filter((line) => 'messages' in line) as unknown as { messages: number; bytesPerAppend: number; msPerAppend: number; pastCap: boolean }[];
   const end = lines.find((line) => 'reached' in line) as unknown as { reached: number; seconds: number; journalBytes: number; stopped: boolean } | undefined;
   console.log(`\nBytes written per message append: one conversation, createMessage one at a time (fsync), the journal's growth over the last ${WINDOW} appends / ${WINDOW}`);
   console.log('| messages in the conversation | bytes per append | ms per append |');
   console.log('|---|---|---|');
-  for (const point of points) console.log(`| ${point.messages} | ${fixed(point.bytesPerAppend)} | ${fixed(point.msPerAppend, 2)} |`);
+  for (const point of points) console.log(`| ${point.messages}${point.pastCap ? ' (where the cap stopped it)' : ''} | ${fixed(point.bytesPerAppend)} | ${fixed(point.msPerAppend, 2)} |`);
   const [first, last] = [points[0], points.at(-1)];
   if (first && last && first !== last) console.log(`\nRatio, bytes per append at ${last.messages} / at ${first.messages}: ${fixed(last.bytesPerAppend / first.bytesPerAppend, 1)} (near 1: an append costs what changed)`);
   if (end) {
-    console.log(`Appended ${end.reached} messages in ${fixed(end.seconds, 1)} s; the journal holds ${fixed(end.journalBytes / MB)} MB (${gb(end.journalBytes)})${end.stopped ? `; stopped at the ${APPEND_MS / 1000} s cap (BENCH_STORE_APPEND_SECONDS)` : ''}.`);
+    console.log(`Appended ${end.reached} messages in ${fixed(end.seconds, 1)} s; the journal holds ${fixed(end.journalBytes / MB)} MB (${gb(end.journalBytes)})${end.stopped ? `; stopped at the ${APPEND_MS / 1000} s cap (BENCH_STORE_APPEND_SECONDS), after one last window of ${WINDOW} appends` : ''}.`);
   } else {
     console.log(`The append process ${timedOut ? `was killed after ${limitMs / 1000} s` : `exited with ${code}`} before it finished; the table shows what was reached.`);
   }
@@ -381,8 +388,10 @@ else {
   const root = await mkdtemp(path.join(tmpdir(), 'cms-bench-store-'));
   try {
     console.log(`bench:store, ${new Date().toISOString()}, Node ${process.version}, temporary folder ${root} (${gb(freeBytes(root))} free)`);
-    await openTimes(root);
-    await appendCost(root);
+    if (SIZES.length > 0) await openTimes(root);
+    else console.log('Open times skipped: BENCH_STORE_SIZES is empty.');
+    if (CHECKPOINTS.length > 0) await appendCost(root);
+    else console.log('Appends skipped: BENCH_STORE_MESSAGES is empty.');
   } finally {
     await rm(root, { recursive: true, force: true });
   }

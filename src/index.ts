@@ -1,6 +1,8 @@
 export { createService, type Service, type ServiceOptions, type LinkMethods } from './service.js';
 export type { ListOptions, ReadOptions } from './operations/context.js';
 export { LIMITS } from './limits.js';
+export { SERVICE_VERSION } from './version.js';
+export type * from './inputs.js';
 export type { JsonValue } from './schemas/json.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
 export { LLM_USAGES, isLlm } from './operations/models.js';

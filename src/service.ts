@@ -15,6 +15,22 @@ import type { RecordKindName } from './operations/record-kinds.js';
 import { incrementConversationScores } from './operations/scores.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
 import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
+import type {
+  ConversationSummarizeInput,
+  ConversationUpdateInput,
+  ModelDeleteCacheInput,
+  ModelUpdateInput,
+  SeededAnchorInput,
+  SeededAnnotationInput,
+  SeededAssetInput,
+  SeededConversationInput,
+  SeededConversationMessageInput,
+  SeededModelInput,
+  SeededRangeInput,
+  SeededScoreIncrementInput,
+  SeededWebsiteInput,
+  SeededWorkstreamSummaryInput,
+} from './inputs.js';
 import { createJsonFileRepository } from './stores/json-file/index.js';
 import { createMemoryRepository } from './stores/memory.js';
 import { createExtractiveSummarizer } from './summarizers/extractive.js';
@@ -91,16 +107,16 @@ export interface Service extends LinkMethods {
   getConversationJson(conversation: string, options?: ReadOptions): Promise<string>;
   listConversationMessages(conversation: string, options?: ListOptions): Promise<ConversationMessages>;
   renameConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
-  summarizeConversation(conversation: string, input?: unknown): Promise<ConversationSummarizeOutput>;
-  updateConversation(conversation: unknown, options?: ReadOptions): Promise<Conversation>;
-  incrementConversationScores(conversation: string, increment?: unknown): Promise<void>;
+  summarizeConversation(conversation: string, input?: ConversationSummarizeInput): Promise<ConversationSummarizeOutput>;
+  updateConversation(conversation: ConversationUpdateInput, options?: ReadOptions): Promise<Conversation>;
+  incrementConversationScores(conversation: string, increment?: SeededScoreIncrementInput): Promise<void>;
   /** Links a conversation to a record of `kind`; the `associateX` methods are shorthands. */
   associate(kind: LinkKind, conversation: string, target: string): Promise<void>;
   disassociate(kind: LinkKind, conversation: string, target: string): Promise<void>;
   // The spec's model operations
-  createModel(seed?: unknown): Promise<Model>;
+  createModel(seed: SeededModelInput): Promise<Model>;
   deleteModel(model: string): Promise<void>;
-  deleteModelCache(model: string, input?: unknown): Promise<ModelDeleteCacheOutput>;
+  deleteModelCache(model: string, input?: ModelDeleteCacheInput): Promise<ModelDeleteCacheOutput>;
   listModels(): Promise<ListOf<Model>>;
   unloadModels(): Promise<void>;
   // The model lifecycle of the official client's ModelApi
@@ -117,29 +133,29 @@ export interface Service extends LinkMethods {
   /** Where a model's download stands: status and percentage. */
   modelDownloadProgress(model: string): Promise<ModelDownloadProgress>;
   /** Changes a custom model's fields; the body is a Model with its id. */
-  updateModel(model: unknown): Promise<Model>;
+  updateModel(model: ModelUpdateInput): Promise<Model>;
   // What the spec's operations act on
-  createConversation(seed: unknown, options?: ReadOptions): Promise<Conversation>;
+  createConversation(seed: SeededConversationInput, options?: ReadOptions): Promise<Conversation>;
   listConversations(options?: ListOptions): Promise<ListOf<Conversation>>;
   deleteConversation(conversation: string): Promise<void>;
-  createMessage(seed: unknown, options?: ReadOptions): Promise<ConversationMessage>;
+  createMessage(seed: SeededConversationMessageInput, options?: ReadOptions): Promise<ConversationMessage>;
   deleteMessage(message: string): Promise<void>;
-  createAnchor(seed: unknown): Promise<Anchor>;
+  createAnchor(seed: SeededAnchorInput): Promise<Anchor>;
   listAnchors(options?: ListOptions): Promise<ListOf<Anchor>>;
   deleteAnchor(anchor: string): Promise<void>;
-  createAsset(seed: unknown, options?: ReadOptions): Promise<Asset>;
+  createAsset(seed: SeededAssetInput, options?: ReadOptions): Promise<Asset>;
   listAssets(options?: ListOptions): Promise<ListOf<Asset>>;
   deleteAsset(asset: string): Promise<void>;
-  createWebsite(seed: unknown): Promise<Website>;
+  createWebsite(seed: SeededWebsiteInput): Promise<Website>;
   listWebsites(options?: ListOptions): Promise<ListOf<Website>>;
   deleteWebsite(website: string): Promise<void>;
-  createRange(seed: unknown): Promise<Range>;
+  createRange(seed: SeededRangeInput): Promise<Range>;
   listRanges(options?: ListOptions): Promise<ListOf<Range>>;
   deleteRange(range: string): Promise<void>;
-  createWorkstreamSummary(seed: unknown): Promise<WorkstreamSummary>;
+  createWorkstreamSummary(seed: SeededWorkstreamSummaryInput): Promise<WorkstreamSummary>;
   listWorkstreamSummaries(options?: ListOptions): Promise<ListOf<WorkstreamSummary>>;
   deleteWorkstreamSummary(summary: string): Promise<void>;
-  createAnnotation(seed: unknown): Promise<Annotation>;
+  createAnnotation(seed: SeededAnnotationInput): Promise<Annotation>;
   listAnnotations(options?: ListOptions): Promise<ListOf<Annotation>>;
   deleteAnnotation(annotation: string): Promise<void>;
   /** Finishes pending writes and releases the data folder. */
@@ -177,7 +193,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   };
 
   const records = <T>(kind: RecordKindName) => ({
-    create: (seed: unknown, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
+    create: (seed: object, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
     list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,
     delete: (id: string) => deleteRecordOfKind(ctx, kind, id),
   });

@@ -31,14 +31,23 @@ export function errorResponse(c: Context<RouterEnv>, error: ServiceError): Respo
   return c.json({ error: error.toJSON() }, status);
 }
 
+/** Where the router reports what went wrong; `console` by default. */
+export interface RouterLogger {
+  error(message: string, error?: unknown): void;
+}
+
 /**
  * The router's one error funnel. Service errors become their status; anything else is a bug: it
  * is logged and answered 500 without internals. A request refused before its body was read has
- * that body discarded first, so the connection can carry the next request.
+ * that body discarded first, so the connection can carry the next request. A client that went
+ * away is not an error: nobody is left to answer.
  */
-export const onError: ErrorHandler<RouterEnv> = async (error, c) => {
-  await discardUnreadBody(c);
-  if (isServiceError(error)) return errorResponse(c, error);
-  console.error('Unexpected error while answering', c.req.method, c.req.path, error);
-  return c.json({ error: { code: 'INTERNAL', message: 'The service failed to answer this request.' } }, 500);
-};
+export const createOnError =
+  (logger: RouterLogger): ErrorHandler<RouterEnv> =>
+  async (error, c) => {
+    if (c.req.raw.signal?.aborted) return new Response(null, { status: 499 });
+    await discardUnreadBody(c);
+    if (isServiceError(error)) return errorResponse(c, error);
+    logger.error(`Unexpected error while answering ${c.req.method} ${c.req.path}`, error);
+    return c.json({ error: { code: 'INTERNAL', message: 'The service failed to answer this request.' } }, 500);
+  };

@@ -1,3 +1,3 @@
 export { createHonoRouter, type HonoRouterOptions } from './router.js';
 export { isLoopbackHost, type WebOriginOptions } from './web-origin.js';
-export { STATUS_BY_CODE, type StatusOverrides } from './errors.js';
+export { STATUS_BY_CODE, type RouterLogger, type StatusOverrides } from './errors.js';

@@ -25,8 +25,14 @@ const isJson = (type: string) => /^application\/json\s*(?:;|$)/i.test(type.trim(
 /**
  * The JSON body, or undefined when it is empty: the official client sends `Content-Type:
  * application/json` with an empty body when the caller passes no input, which means "no input".
+ * Typed as what the called operation takes: this is the HTTP edge, where input is still
+ * unchecked, and the operation validates it with the schema its type comes from.
  */
-export function readJsonBody(c: Context<RouterEnv>): unknown {
+export function readJsonBody<Input = unknown>(c: Context<RouterEnv>): Input {
+  return readUncheckedBody(c) as Input;
+}
+
+function readUncheckedBody(c: Context<RouterEnv>): unknown {
   const text = c.get('body') ?? '';
   if (text.trim() === '') return undefined;
   if (c.req.header('content-type') === undefined) {

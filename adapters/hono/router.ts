@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { LINK_KINDS, type LinkKind, type ListOf, type Service } from '../../src/index.js';
-import { onError, type RouterEnv } from './errors.js';
+import { LINK_KINDS, SERVICE_VERSION, type LinkKind, type ListOf, type Service } from '../../src/index.js';
+import { createOnError, type RouterEnv, type RouterLogger } from './errors.js';
 import { jsonAnswer } from './json-answer.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
 import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
@@ -9,6 +9,8 @@ import { webOriginGuards, type WebOriginOptions } from './web-origin.js';
 export interface HonoRouterOptions extends WebOriginOptions {
   /** Largest request body accepted, in bytes; larger ones answer 413. Default: 10 MiB. */
   readonly maxBodyBytes?: number;
+  /** Where unexpected errors are reported. Default: `console`. */
+  readonly logger?: RouterLogger;
 }
 
 const noContent = (c: Context) => c.body(null, 204);
@@ -33,12 +35,16 @@ function page(c: Context, list: ListOf<unknown>): Response {
  */
 export function createHonoRouter(service: Service, options: HonoRouterOptions = {}): Hono<RouterEnv> {
   const app = new Hono<RouterEnv>();
-  app.onError(onError);
+  app.onError(createOnError(options.logger ?? console));
   // Before anything else: who is asking (host, origin, token).
   app.use('*', ...webOriginGuards(options));
   // POST only: reading `c.req.raw.body` on a GET makes @hono/node-server build a full Request,
   // which doubles the cost of a small read.
   app.post('*', readPostBody(options.maxBodyBytes ?? 10 * 1024 * 1024));
+
+  // What the official client's WellKnownApi asks: is it up, and which release.
+  app.get('/.well-known/health', (c) => c.text('ok'));
+  app.get('/.well-known/version', (c) => c.text(SERVICE_VERSION));
 
   // Conversations
   app.post('/conversations/create', async (c) => jsonAnswer(c, await service.createConversation(readJsonBody(c), readTransferables(c))));

@@ -62,7 +62,7 @@ const BODY_OPERATIONS: {
       expectError(answer, 400, 'INVALID_INPUT');
       expect(await stateOf(http)).toEqual(before);
     },
-    invalid: () => seededModel({ unique: 'another', usage: 'TELEPATHY' }),
+    invalid: () => seededModel({ unique: 'another', usage: 'TELEPATHY' as never }),
     field: ['usage'],
   },
   {

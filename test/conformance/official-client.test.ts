@@ -6,7 +6,7 @@
  * survived.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   ConversationMessagesApi,
   ConversationsApi,
   ModelApi,
+  WellKnownApi,
   ModelsApi,
   RangesApi,
   ResponseError,
@@ -123,6 +124,7 @@ function clientsFor(basePath: string) {
     messages: new ConversationMessagesApi(configuration),
     models: new ModelsApi(configuration),
     model: new ModelApi(configuration),
+    wellKnown: new WellKnownApi(configuration),
     anchors: new AnchorsApi(configuration),
     assets: new AssetsApi(configuration),
     websites: new WebsitesApi(configuration),
@@ -216,6 +218,12 @@ describe('the official client against the example server', () => {
 
   it('listens on 127.0.0.1 only', () => {
     expect(server!.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('WellKnownApi: health answers ok, version the package version', async () => {
+    expect(await api.wellKnown.getWellKnownHealth()).toBe('ok');
+    const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await api.wellKnown.getWellKnownVersion()).toBe(version);
   });
 
   describe('creating what the operations act on', () => {

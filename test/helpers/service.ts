@@ -1,4 +1,4 @@
-import { createFakeSummarizer, createService, type Service, type ServiceOptions } from '../../src/index.js';
+import { createFakeSummarizer, createService, type SeededAnchorInput, type SeededAnnotationInput, type SeededAssetInput, type SeededModelInput, type SeededRangeInput, type SeededWebsiteInput, type SeededWorkstreamSummaryInput, type Service, type ServiceOptions } from '../../src/index.js';
 
 /** A clock that moves one second forward on every reading, so `updated` changes are visible. */
 export function steppingClock(start = Date.parse('2026-01-01T00:00:00.000Z')) {
@@ -22,7 +22,7 @@ export function conversationWith(service: Service, ...messages: ReturnType<typeo
 }
 
 /** A valid SeededModel; `overrides` changes fields. */
-export const seededModel = (overrides: Record<string, unknown> = {}) => ({
+export const seededModel = (overrides: Partial<SeededModelInput> = {}): SeededModelInput => ({
   version: '1.0',
   created: { value: '2026-01-01T00:00:00.000Z' },
   name: 'My Llama',
@@ -42,4 +42,11 @@ export const seeds = {
   range: { from: { value: '2026-01-01T00:00:00.000Z' }, to: { value: '2026-01-02T00:00:00.000Z' }, between: true },
   workstreamSummary: { name: 'Morning work', model: { id: 'some-model' } },
   annotation: { type: 'COMMENT', text: 'Worth a look.' },
+} satisfies {
+  anchor: SeededAnchorInput;
+  asset: SeededAssetInput;
+  website: SeededWebsiteInput;
+  range: SeededRangeInput;
+  workstreamSummary: SeededWorkstreamSummaryInput;
+  annotation: SeededAnnotationInput;
 };

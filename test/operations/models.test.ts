@@ -15,7 +15,7 @@ describe('models', () => {
 
   it('creates a custom model and lists it', async () => {
     const { service } = await serviceForTest();
-    const model = await service.createModel(seededModel({ loaded: true, id: 'chosen-by-caller' }));
+    const model = await service.createModel({ ...seededModel(), loaded: true, id: 'chosen-by-caller' } as never);
     expect(model).toMatchObject({ name: 'My Llama', custom: true, loaded: false, downloaded: false, usage: 'CODE_CONVERSATION' });
     expect(model.id).not.toBe('chosen-by-caller');
     expect((await service.listModels()).iterable.map((m) => m.id)).toContain(model.id);
@@ -32,9 +32,9 @@ describe('models', () => {
 
   it('rejects a missing or invalid SeededModel and creates nothing', async () => {
     const { service } = await serviceForTest();
-    await expect(service.createModel()).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(service.createModel(seededModel({ usage: 'TELEPATHY' }))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['usage'] }] } });
-    await expect(service.createModel({ name: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.createModel(undefined as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.createModel(seededModel({ usage: 'TELEPATHY' as never }))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['usage'] }] } });
+    await expect(service.createModel({ name: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await service.listModels()).iterable).toHaveLength(1);
   });
 
@@ -69,8 +69,8 @@ describe('models', () => {
     await expect(service.deleteModelCache(embedder.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(service.deleteModelCache(summarizer.model.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(service.deleteModelCache('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(service.deleteModelCache(embedder.id, { extra: 'ignored' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(service.deleteModelCache(embedder.id, 'not an object')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.deleteModelCache(embedder.id, { extra: 'ignored' } as never)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(service.deleteModelCache(embedder.id, 'not an object' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('never deletes outside the cache root, whatever the id says', async () => {

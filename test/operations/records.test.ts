@@ -57,15 +57,15 @@ describe('records conversations link to', () => {
 
   it('rejects seeds without their required fields and stores nothing', async () => {
     const { service } = await serviceForTest();
-    await expect(service.createAnchor({ type: 'FILE' })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['fullpath'] }] } });
-    await expect(service.createWebsite({ url: 'https://x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.createAnchor({ type: 'FILE' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['fullpath'] }] } });
+    await expect(service.createWebsite({ url: 'https://x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createAsset({ format: {} })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(service.createWorkstreamSummary({ name: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(service.createAnnotation({ text: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.createWorkstreamSummary({ name: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.createAnnotation({ text: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createRange({ from: { value: 'not a date' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     // Date.parse would take "1" for a year; timestamps are ISO 8601 date-times.
     await expect(service.createRange({ from: { value: '1' } })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['from', 'value'] }] } });
-    await expect(service.createConversation({ type: 'CHAT' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.createConversation({ type: 'CHAT' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await service.listAnchors()).iterable).toEqual([]);
     expect((await service.listConversations()).iterable).toEqual([]);
   });

@@ -97,7 +97,7 @@ describe('summarize', () => {
       code: 'INVALID_INPUT',
       details: { issues: [{ path: ['messages', 'iterable', 0, 'id'] }] },
     });
-    await expect(service.summarizeConversation(conversation.id, { messages: [] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.summarizeConversation(conversation.id, { messages: [] } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.summarizeConversation(empty.id)).rejects.toMatchObject({ code: 'UNPROCESSABLE' });
     await expect(service.summarizeConversation('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await service.listAnnotations()).iterable).toEqual([]);

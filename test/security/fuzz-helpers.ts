@@ -236,6 +236,8 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/conversation/{conversation}/scores/increment', { body: 'scores' }),
   route('POST', '/conversation/update', { body: 'update' }),
   ...LINKS.flatMap(([path, kind, verbs]) => verbs.map((verb) => route('POST', `/conversation/{conversation}/${path}/${verb}/{${kind}}`))),
+  route('GET', '/.well-known/health'),
+  route('GET', '/.well-known/version'),
   route('GET', '/models'),
   route('POST', '/models/create', { body: 'model', creates: 'model' }),
   route('POST', '/models/{model}/delete'),

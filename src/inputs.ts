@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import type { conversationSummarizeInputSchema, conversationUpdateSchema, seededScoreIncrementSchema } from './schemas/conversation-inputs.js';
+import type { modelDeleteCacheInputSchema, modelUpdateSchema, seededModelSchema } from './schemas/models.js';
+import type {
+  seededAnchorSchema,
+  seededAnnotationSchema,
+  seededAssetSchema,
+  seededConversationMessageSchema,
+  seededConversationSchema,
+  seededRangeSchema,
+  seededWebsiteSchema,
+  seededWorkstreamSummarySchema,
+} from './schemas/seeds.js';
+
+/**
+ * What the service's methods take: the input types of the zod schemas that check them at run
+ * time, so a misspelled field fails to compile and the same rule is checked when it runs.
+ */
+export type SeededConversationInput = z.input<typeof seededConversationSchema>;
+export type SeededConversationMessageInput = z.input<typeof seededConversationMessageSchema>;
+export type SeededAnchorInput = z.input<typeof seededAnchorSchema>;
+export type SeededAssetInput = z.input<typeof seededAssetSchema>;
+export type SeededWebsiteInput = z.input<typeof seededWebsiteSchema>;
+export type SeededRangeInput = z.input<typeof seededRangeSchema>;
+export type SeededWorkstreamSummaryInput = z.input<typeof seededWorkstreamSummarySchema>;
+export type SeededAnnotationInput = z.input<typeof seededAnnotationSchema>;
+export type ConversationUpdateInput = z.input<typeof conversationUpdateSchema>;
+export type ConversationSummarizeInput = z.input<typeof conversationSummarizeInputSchema>;
+export type SeededScoreIncrementInput = z.input<typeof seededScoreIncrementSchema>;
+export type SeededModelInput = z.input<typeof seededModelSchema>;
+export type ModelUpdateInput = z.input<typeof modelUpdateSchema>;
+export type ModelDeleteCacheInput = z.input<typeof modelDeleteCacheInputSchema>;
