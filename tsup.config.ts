@@ -6,6 +6,7 @@ export default defineConfig({
     'adapters/hono/index': 'adapters/hono/index.ts',
     'adapters/hono/serve': 'adapters/hono/serve.ts',
     'runtimes/openai-compatible': 'src/runtimes/openai-compatible.ts',
+    cli: 'adapters/cli/main.ts',
     'runtimes/llama-cpp': 'src/runtimes/llama-cpp.ts',
   },
   format: ['esm'],

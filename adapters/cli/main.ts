@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * `conversation-model-service`: the service from the command line.
+ *
+ *   conversation-model-service serve [--port N] [--host H] [--data-dir DIR]
+ *   conversation-model-service models list | pull <model> | rm <model>   [--url URL]
+ *   conversation-model-service --help | --version
+ *
+ * `serve` reads the same environment as the example server (PORT, HOST, DATA_DIR, API_TOKEN,
+ * ALLOWED_ORIGINS, ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL); flags win.
+ * The model commands talk to a running server, as Ollama's do.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startHttpServer } from '../hono/serve.js';
+import { createService, SERVICE_VERSION } from '../../src/index.js';
+import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
+import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
+
+const HELP = `conversation-model-service ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.
+
+Usage:
+  conversation-model-service serve [--port N] [--host H] [--data-dir DIR]
+      Serves the API (default http://127.0.0.1:39300, data in ./data). Environment: PORT, HOST,
+      DATA_DIR, API_TOKEN (required off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS, OPENAI_BASE_URL,
+      OPENAI_API_KEY, DEFAULT_MODEL. Ctrl-C stops it gracefully; a second Ctrl-C stops at once.
+  conversation-model-service models list           the models of a running server
+  conversation-model-service models pull <model>   downloads a model's file, showing progress
+  conversation-model-service models rm <model>     deletes a custom model
+      --url URL   the server (default http://127.0.0.1:39300); API_TOKEN is sent if set
+  conversation-model-service --help | --version
+`;
+
+const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+
+async function serve(flags: { port?: string; host?: string; 'data-dir'?: string }): Promise<void> {
+  const dataDir = flags['data-dir'] ?? process.env.DATA_DIR ?? 'data';
+  let service;
+  try {
+    service = await createService({
+      dataDir,
+      runtimes: [
+        createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
+        ...(process.env.OPENAI_BASE_URL
+          ? [createOpenAiCompatibleRuntime({ baseUrl: process.env.OPENAI_BASE_URL, ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) })]
+          : []),
+      ],
+      ...(process.env.DEFAULT_MODEL ? { defaultModel: process.env.DEFAULT_MODEL } : {}),
+    });
+  } catch (error) {
+    fail(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
+  }
+  const port = Number(flags.port ?? process.env.PORT ?? 39300);
+  const host = flags.host ?? process.env.HOST ?? '127.0.0.1';
+  let server;
+  try {
+    server = await startHttpServer(service, {
+      port,
+      host,
+      ...(process.env.API_TOKEN ? { token: process.env.API_TOKEN } : {}),
+      ...(process.env.ALLOWED_ORIGINS ? { allowedOrigins: list(process.env.ALLOWED_ORIGINS) } : {}),
+      ...(process.env.ALLOWED_HOSTS ? { allowedHosts: list(process.env.ALLOWED_HOSTS) } : {}),
+    });
+  } catch (error) {
+    await service.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    fail(code === 'EADDRINUSE' ? `Port ${port} on ${host} is in use: stop what listens there, or choose another with --port.` : (error as Error).message);
+  }
+  console.log(`Listening on ${server.url} (data in ${dataDir})`);
+  const running = { server, service };
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      // A second signal: no more waiting for requests; the data is flushed by close() on its way out.
+      console.log(`${signal} again: stopping now.`);
+      await running.service.close().catch(() => undefined);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`${signal}: finishing the requests under way, then stopping (again to stop at once).`);
+    await running.server.close();
+    await running.service.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+async function models(args: string[], url: string): Promise<void> {
+  const [command, model] = args;
+  const headers: Record<string, string> = process.env.API_TOKEN ? { Authorization: `Bearer ${process.env.API_TOKEN}` } : {};
+  const call = async (method: string, route: string) => {
+    const response = await fetch(`${url}${route}`, { method, headers }).catch((error: Error) => fail(`Cannot reach ${url}: ${error.message}. Is the server running (conversation-model-service serve)?`));
+    const text = await response.text();
+    if (!response.ok) fail(`${method} ${route} answered ${response.status}: ${text}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+  if (command === 'list') {
+    const { iterable } = (await call('GET', '/models')) as { iterable: { id: string; name: string; loaded?: boolean; downloaded?: boolean; custom?: boolean }[] };
+    console.log(['ID', 'NAME', 'CUSTOM', 'DOWNLOADED', 'LOADED'].join('\t'));
+    for (const m of iterable) console.log([m.id, m.name, m.custom ? 'yes' : 'no', m.downloaded ? 'yes' : 'no', m.loaded ? 'yes' : 'no'].join('\t'));
+    return;
+  }
+  if (!model) fail(`models ${command ?? ''} needs a model id.\n\n${HELP}`);
+  const id = encodeURIComponent(model);
+  if (command === 'rm') {
+    await call('POST', `/models/${id}/delete`);
+    console.log(`deleted ${model}`);
+    return;
+  }
+  if (command === 'pull') {
+    await call('POST', `/model/${id}/download`);
+    for (;;) {
+      const { status, percentage } = (await call('GET', `/model/${id}/download/progress`)) as { status: string; percentage?: number | null };
+      process.stdout.write(`\r${status} ${percentage == null ? '' : `${percentage.toFixed(1)}%`}   `);
+      if (status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELED') {
+        process.stdout.write('\n');
+        if (status !== 'COMPLETED') process.exit(1);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  fail(`Unknown command: models ${command ?? ''}\n\n${HELP}`);
+}
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    'data-dir': { type: 'string' },
+    url: { type: 'string', default: 'http://127.0.0.1:39300' },
+  },
+});
+
+if (values.version) console.log(SERVICE_VERSION);
+else if (values.help || positionals.length === 0) console.log(HELP);
+else if (positionals[0] === 'serve') await serve(values);
+else if (positionals[0] === 'models') await models(positionals.slice(1), values.url.replace(/\/+$/, ''));
+else fail(`Unknown command: ${positionals.join(' ')}\n\n${HELP}`);
