@@ -1,4 +1,36 @@
-export * from './common.js';
-export * from './seeds.js';
-export * from './conversation-inputs.js';
-export * from './models.js';
+// The zod schemas that check every input, by name. Values only: a namespace export that also
+// carries types is declared wrongly by the type bundler (types become values), and the input
+// types are exported from the package root (`SeededConversationInput`, …) anyway.
+export {
+  MAX_NAME_LENGTH,
+  anchorTypeSchema,
+  annotationTypeSchema,
+  boundedArray,
+  conversationTypeSchema,
+  fragmentSchema,
+  idSchema,
+  jsonObjectSchema,
+  mechanismSchema,
+  messageRoleSchema,
+  nameSchema,
+  openEnumSchema,
+  referenceListSchema,
+  referenceSchema,
+  sentimentSchema,
+  textSchema,
+  timestampSchema,
+  transferableStringSchema,
+} from './common.js';
+export {
+  seededAnchorSchema,
+  seededAnnotationSchema,
+  seededAssetSchema,
+  seededConversationMessageSchema,
+  seededConversationSchema,
+  seededMessageSchema,
+  seededRangeSchema,
+  seededWebsiteSchema,
+  seededWorkstreamSummarySchema,
+} from './seeds.js';
+export { conversationSummarizeInputSchema, conversationUpdateSchema, seededScoreIncrementSchema, seededScoreSchema } from './conversation-inputs.js';
+export { modelDeleteCacheInputSchema, modelTypeSchema, modelUpdateSchema, modelUsageSchema, seededModelSchema } from './models.js';
