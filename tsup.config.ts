@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    summarizer: 'src/summarizers/index.ts',
     'adapters/hono/index': 'adapters/hono/index.ts',
     'adapters/hono/serve': 'adapters/hono/serve.ts',
     'runtimes/openai-compatible': 'src/runtimes/openai-compatible.ts',
