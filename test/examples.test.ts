@@ -81,4 +81,12 @@ describe('examples', () => {
     // The router's own error funnel still shapes errors when mounted.
     expect(run.stdout).toMatch(/GET \/pieces\/conversation\/no-such-id -> 410 \{"error":\{"code":"NOT_FOUND"/);
   });
+
+  it('node-http.ts with EXAMPLE_SELF_TEST=1 serves its own route and the service from one node:http server, then exits 0', async () => {
+    const run = await runExample('examples/node-http.ts', { EXAMPLE_SELF_TEST: '1' });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toContain('GET /hello -> 200 hello from the host program');
+    expect(run.stdout).toContain('POST /conversations/create -> 200 "Served by node:http"');
+    expect(run.stdout).toContain('GET /.well-known/health -> 200 ok');
+  });
 });
