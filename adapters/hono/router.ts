@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { LINK_KINDS, SERVICE_VERSION, type LinkKind, type ListOf, type Service } from '../../src/index.js';
+import { mountApiDocs } from './docs-page.js';
 import { createOnError, type RouterEnv, type RouterLogger } from './errors.js';
 import { jsonAnswer } from './json-answer.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
@@ -45,6 +46,8 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   // What the official client's WellKnownApi asks: is it up, and which release.
   app.get('/.well-known/health', (c) => c.text('ok'));
   app.get('/.well-known/version', (c) => c.text(SERVICE_VERSION));
+  // The OpenAPI document of these routes and its docs page: /openapi.json, /docs, /docs/:asset.
+  mountApiDocs(app);
 
   // Conversations
   app.post('/conversations/create', async (c) => jsonAnswer(c, await service.createConversation(readJsonBody(c), readTransferables(c))));

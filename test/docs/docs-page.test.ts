@@ -1,0 +1,107 @@
+/**
+ * The docs page in a real browser: headless Debian Chromium opens `/docs` on a running service,
+ * the page loads its own assets (no network beyond the service), and the rendered page lists the
+ * operations. A screenshot is written to the OS temp folder. Skipped, saying why, where
+ * /usr/bin/chromium is missing.
+ */
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type RunningHttpServer } from '../../adapters/hono/serve.js';
+import { createService, type Service } from '../../src/index.js';
+import { CHROMIUM_PATH, launchChromium, recordAnswers } from '../security/browser-helpers.js';
+
+const haveChromium = existsSync(CHROMIUM_PATH);
+if (!haveChromium) {
+  console.warn(`test/docs/docs-page.test.ts skipped: ${CHROMIUM_PATH} is missing (apt-get install chromium; .ci/run does it).`);
+}
+
+/** Bound of each wait on the browser. */
+const WAIT_MS = 20_000;
+
+describe.skipIf(!haveChromium)('the docs page in Chromium', () => {
+  let service: Service;
+  let server: RunningHttpServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    service = await createService();
+    server = await startHttpServer(service, { port: 0, host: '127.0.0.1', keepAliveTimeoutMs: 500, shutdownGraceMs: 1000 });
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await service?.close();
+  });
+
+  it('opens /docs offline and lists the operations', async () => {
+    const log = recordAnswers(server.port);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 2400 } });
+    const page = await context.newPage();
+    // Anything but the service is refused: the page must work offline.
+    const elsewhere: string[] = [];
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(server.url)) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    try {
+      const answer = await page.goto(`${server.url}/docs`, { timeout: WAIT_MS, waitUntil: 'load' });
+      expect(answer?.status()).toBe(200);
+      expect(answer?.headers()['x-frame-options']).toBe('DENY');
+      // Swagger UI renders one block per operation once it has fetched and parsed openapi.json.
+      await page.waitForSelector('.opblock', { timeout: WAIT_MS });
+      await page.waitForFunction('document.querySelectorAll(".opblock").length >= 57', undefined, { timeout: WAIT_MS });
+      const screenshot = join(tmpdir(), `conversation-model-service-docs-${process.pid}.png`);
+      await page.screenshot({ path: screenshot, fullPage: false, timeout: WAIT_MS });
+      console.info(`docs page screenshot: ${screenshot}`);
+
+      // The rendered text, as a reader sees it, not the HTML source.
+      const text = await page.innerText('body', { timeout: WAIT_MS });
+      for (const shown of [
+        'Conversation model service',
+        '/conversations/create',
+        '/conversation/{conversation}',
+        '/model/{model}/load',
+        '/.well-known/health',
+        'conversationsCreateSpecificConversation',
+        'conversationGetSpecificConversation',
+        'modelsSnapshot',
+        'modelSpecificModelLoad',
+      ]) {
+        expect(text).toContain(shown);
+      }
+      expect(await page.locator('.opblock').count()).toBe(57);
+      // "Try it out" is off.
+      expect(await page.locator('button.try-out__btn').count()).toBe(0);
+
+      // The page loaded its assets and the document from the service, which served them all.
+      const served = log.answers.map((a) => `${a.status} ${a.method} ${a.path}`);
+      expect(served).toEqual(
+        expect.arrayContaining([
+          '200 GET /docs',
+          '200 GET /docs/swagger-ui.css',
+          '200 GET /docs/swagger-ui-bundle.js',
+          '200 GET /docs/init.js',
+          '200 GET /openapi.json',
+        ]),
+      );
+      expect(log.answers.filter((a) => a.status >= 400)).toEqual([]);
+      expect(log.answers.find((a) => a.path === '/docs/swagger-ui-bundle.js')?.headers['sec-fetch-site']).toBe('same-origin');
+      expect(elsewhere).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      log.stop();
+      await context.close();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,202 @@
+/**
+ * The OpenAPI document: it validates as OpenAPI 3.1, it describes exactly the routes the router
+ * serves (so the two cannot drift), every operation of the official client that the service
+ * implements is in it at the client's method and path, and real answers fit their schemas.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { createHonoRouter, createOpenApiDocument } from '../../adapters/hono/index.js';
+import { toOpenApiPath } from '../../adapters/hono/openapi.js';
+import { answerSchemas } from '../../src/schemas/answers.js';
+import { conversationWith, said, serviceForTest } from '../helpers/service.js';
+
+type Doc = {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; requestBody?: unknown }>>;
+  components: { schemas: Record<string, unknown>; responses: Record<string, unknown> };
+};
+
+const DOCS_ROUTES = new Set(['/openapi.json', '/docs', '/docs/:asset']);
+
+/** Every operation of the document as `METHOD /path {param}`, with its id. */
+function operationsOf(doc: Doc): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) out.set(`${method.toUpperCase()} ${path}`, op.operationId);
+  }
+  return out;
+}
+
+/** The official client's operations, read from its generated API classes: name → method and path. */
+function clientOperations(): Map<string, { method: string; path: string }> {
+  const require = createRequire(import.meta.url);
+  const dir = join(dirname(require.resolve('@pieces.app/pieces-os-client/package.json')), 'dist', 'apis');
+  const out = new Map<string, { method: string; path: string }>();
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('Api.js'))) {
+    const source = readFileSync(join(dir, file), 'utf8');
+    for (const match of source.matchAll(/async (\w+)Raw\([^)]*\)\s*\{[^]*?path: `([^`]*)`[^]*?method: '(\w+)'/g)) {
+      out.set(match[1]!, { method: match[3]!, path: match[2]! });
+    }
+  }
+  return out;
+}
+
+/** The client's operations this service implements: each must be in the document at the client's method and path. */
+const CLIENT_OPERATIONS = [
+  'getWellKnownHealth', 'getWellKnownVersion',
+  'conversationsCreateSpecificConversation', 'conversationsSnapshot', 'conversationsDeleteSpecificConversation',
+  'conversationUpdate', 'conversationGetSpecificConversation', 'conversationSpecificConversationMessages',
+  'conversationSpecificConversationRename', 'conversationSummarize', 'conversationScoresIncrement',
+  'conversationAssociateAnchor', 'conversationDisassociateAnchor', 'conversationAssociateAsset', 'conversationDisassociateAsset',
+  'conversationAssociateWebsite', 'conversationDisassociateWebsite',
+  'conversationAssociateWorkstreamSummary', 'conversationDisassociateWorkstreamSummary',
+  'conversationAssociateGroundingTemporalRangeWorkstream', 'conversationDisassociateGroundingTemporalRangeWorkstream',
+  'conversationGroundingMessagesAssociateMessage', 'conversationGroundingMessagesDisassociateMessage',
+  'messagesCreateSpecificMessage', 'messagesDeleteSpecificMessage',
+  'anchorsCreateNewAnchor', 'anchorsSnapshot', 'anchorsDeleteSpecificAnchor',
+  'assetsCreateNewAsset', 'assetsSnapshot', 'assetsDeleteAsset',
+  'websitesCreateNewWebsite', 'websitesSnapshot', 'websitesDeleteSpecificWebsite',
+  'rangesCreateNewRange', 'rangesSnapshot', 'rangesDeleteSpecificRange',
+  'workstreamSummariesCreateNewWorkstreamSummary', 'workstreamSummariesSnapshot', 'workstreamSummariesDeleteSpecificWorkstreamSummary',
+  'annotationsCreateNewAnnotation', 'annotationsSnapshot', 'annotationsDeleteSpecificAnnotation',
+  'modelsSnapshot', 'modelsCreateNewModel', 'unloadModels', 'modelsDeleteSpecificModel', 'modelsDeleteSpecificModelCache',
+  'modelsSpecificModelSnapshot', 'modelUpdate', 'modelSpecificModelLoad', 'modelSpecificModelUnload',
+  'modelSpecificModelDownload', 'modelSpecificModelDownloadCancel', 'modelSpecificModelDownloadProgress',
+];
+
+const paramsAnonymous = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+
+async function routerForTest() {
+  const { service } = await serviceForTest();
+  return { service, router: createHonoRouter(service) };
+}
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const doc = createOpenApiDocument();
+    const validator = new Validator();
+    const result = await validator.validate(doc as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    // The validator does refuse a broken document.
+    const broken = structuredClone(doc) as Doc;
+    (broken.paths['/conversations']!.get!.responses as Record<string, unknown>)['200'] = { content: 42 };
+    expect((await new Validator().validate(broken as Parameters<Validator['validate']>[0])).valid).toBe(false);
+  });
+
+  it('describes every route the router serves, and no other', async () => {
+    const { router } = await routerForTest();
+    const served = new Set(
+      router.routes
+        .filter((route) => (route.method === 'GET' || route.method === 'POST') && !route.path.includes('*') && !DOCS_ROUTES.has(route.path))
+        .map((route) => `${route.method} ${toOpenApiPath(route.path)}`),
+    );
+    const described = new Set(operationsOf(createOpenApiDocument() as Doc).keys());
+    expect([...served].filter((op) => !described.has(op))).toEqual([]);
+    expect([...described].filter((op) => !served.has(op))).toEqual([]);
+    expect(described.size).toBe(57);
+    // The docs routes themselves are served.
+    expect(router.routes.filter((route) => DOCS_ROUTES.has(route.path)).map((route) => route.path).sort()).toEqual([...DOCS_ROUTES].sort());
+  });
+
+  it("has every operation of the official client that the service implements, at the client's method and path", () => {
+    const client = clientOperations();
+    expect(client.size).toBeGreaterThan(300);
+    const described = operationsOf(createOpenApiDocument() as Doc);
+    const byShape = new Map([...described].map(([key, id]) => [paramsAnonymous(key), id]));
+    const missing: string[] = [];
+    for (const name of CLIENT_OPERATIONS) {
+      const op = client.get(name);
+      expect(op, `the client has ${name}`).toBeDefined();
+      const key = paramsAnonymous(`${op!.method} ${op!.path}`);
+      if (byShape.get(key) !== name) missing.push(`${name}: ${key} (document: ${byShape.get(key) ?? 'nothing'})`);
+    }
+    expect(missing).toEqual([]);
+    // Every operation id of the document is unique, and those the client has mean the same route.
+    const ids = [...described.values()];
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [key, id] of described) {
+      const op = client.get(id);
+      if (op) expect(paramsAnonymous(`${op.method} ${op.path}`)).toBe(paramsAnonymous(key));
+    }
+  });
+
+  it('gives every operation an answer and the error body, and every $ref resolves', () => {
+    const doc = createOpenApiDocument() as Doc;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => s === '200' || s === '204'), `${method} ${path}`).toBe(true);
+        expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
+        if (method === 'post') expect(statuses).toEqual(expect.arrayContaining(['413', '415']));
+      }
+    }
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(schemas|responses)\/([^"]+)"/g)];
+    expect(refs.length).toBeGreaterThan(100);
+    for (const [, kind, name] of refs) expect(doc.components[kind as 'schemas'][name!], `${kind}/${name}`).toBeDefined();
+    const statuses = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => Object.keys(op.responses))));
+    expect([...statuses].sort()).toEqual(['200', '204', '400', '401', '403', '404', '409', '410', '413', '415', '422']);
+    // Bodies come from the input schemas: the seed's limits are there.
+    const seed = doc.components.schemas.SeededConversation as { required: string[]; properties: Record<string, { maxItems?: number }> };
+    expect(seed.required).toEqual(['type']);
+    expect(seed.properties.messages?.maxItems).toBeGreaterThan(0);
+    expect(doc.paths['/conversations/create']!.post!.requestBody).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/SeededConversation' } } } });
+  });
+
+  it('is served at /openapi.json, naming where the router is mounted', async () => {
+    const { router } = await routerForTest();
+    const direct = await router.request('http://127.0.0.1/openapi.json');
+    expect(direct.status).toBe(200);
+    expect(direct.headers.get('content-type')).toMatch(/^application\/json/);
+    const doc = (await direct.json()) as Doc;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toEqual([{ url: '/' }]);
+
+    const app = new Hono().route('/api', router);
+    const mounted = (await (await app.request('http://127.0.0.1/api/openapi.json')).json()) as Doc;
+    expect(mounted.servers).toEqual([{ url: '/api' }]);
+    const page = await app.request('http://127.0.0.1/api/docs');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('src="docs/swagger-ui-bundle.js"');
+    const script = await app.request('http://127.0.0.1/api/docs/swagger-ui-bundle.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(100_000);
+    const css = await app.request('http://127.0.0.1/api/docs/swagger-ui.css');
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    const unknown = await app.request('http://127.0.0.1/api/docs/..%2Fpackage.json');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    // The web-origin guard covers these routes too.
+    const foreign = await app.request('http://127.0.0.1/api/docs', { headers: { origin: 'https://attacker.example' } });
+    expect(foreign.status).toBe(403);
+  });
+
+  it("describes the service's real answers: they parse with the answer schemas", async () => {
+    const { service, router } = await routerForTest();
+    const conversation = await conversationWith(service, said('USER', 'Why is the build slow?'), said('ASSISTANT', 'Cache the deps.'));
+    const get = async (path: string) => {
+      const answer = await router.request(`http://127.0.0.1${path}`);
+      return { status: answer.status, body: (await answer.json()) as unknown };
+    };
+    answerSchemas.Conversation.parse((await get(`/conversation/${conversation.id}`)).body);
+    answerSchemas.Conversations.parse((await get('/conversations')).body);
+    answerSchemas.ConversationMessages.parse((await get(`/conversation/${conversation.id}/messages?limit=1`)).body);
+    const models = answerSchemas.Models.parse((await get('/models')).body);
+    const model = models.iterable[0]!.id;
+    answerSchemas.Model.parse((await get(`/model/${model}`)).body);
+    answerSchemas.ModelDownloadProgress.parse((await get(`/model/${model}/download/progress`)).body);
+    const missing = await get('/conversation/nope');
+    expect(missing.status).toBe(410);
+    answerSchemas.Error.parse(missing.body);
+    const website = await service.createWebsite({ url: 'https://example.com', name: 'Example' });
+    answerSchemas.Website.parse(website);
+    answerSchemas.Websites.parse((await get('/websites')).body);
+  });
+});
