@@ -4,6 +4,10 @@
  *
  *   --file <path>     dialogues in the DialogSum format (JSONL; see bench/quality/dialogsum.ts for
  *                     how turns become messages). The data is read from the path, never copied.
+ *   --devchats <path> developer chats with coding assistants (JSONL; see bench/quality/devchats.ts):
+ *                     title ROUGE-1/L against the tools' own titles beside the "first 8 words of the
+ *                     first user message" baseline, the summaries' topic share beside the same-length
+ *                     opening's, empty outputs and latency. Read from the path, never copied.
  *   --fixtures        the developer conversations of test/fixtures/dev-conversations.ts, against
  *                     their hand-written reference titles and summaries.
  *   --offset N        skip the first N dialogues of the file (e.g. 250 for the held-out half).
@@ -26,11 +30,13 @@ import { parseArgs } from 'node:util';
 import { createExtractiveSummarizer } from '../src/index.js';
 import { lead3, readDialogues, type Dialogue } from './quality/dialogsum.js';
 import { evaluate, figures, formatFigures, type Case, type CaseResult } from './quality/evaluate.js';
+import { devChatFigures, formatDevChatFigures, readDevChats } from './quality/devchats.js';
 import { DEV_CONVERSATIONS } from '../test/fixtures/dev-conversations.js';
 
 const { values } = parseArgs({
   options: {
     file: { type: 'string' },
+    devchats: { type: 'string' },
     fixtures: { type: 'boolean', default: false },
     offset: { type: 'string', default: '0' },
     limit: { type: 'string' },
@@ -40,8 +46,8 @@ const { values } = parseArgs({
   },
 });
 
-if (!values.file && !values.fixtures) {
-  console.error('usage: npm run bench:quality -- --file <dialogues.jsonl> [--offset N] [--limit N] [--speakers persons|roles] | --fixtures');
+if (!values.file && !values.fixtures && !values.devchats) {
+  console.error('usage: npm run bench:quality -- [--devchats <chats.jsonl>] [--file <dialogues.jsonl> [--offset N] [--limit N] [--speakers persons|roles]] [--fixtures]');
   process.exit(2);
 }
 if (values.speakers !== 'persons' && values.speakers !== 'roles') {
@@ -61,6 +67,24 @@ function print(label: string, cases: readonly Case[], results: readonly CaseResu
     console.log(`- ${r.id}\n  title:     ${r.title}\n  reference: ${cases[i]!.title}\n  summary:   ${r.summary}\n  reference: ${cases[i]!.summary}`);
   });
   if (show > 0) console.log('');
+}
+
+if (values.devchats) {
+  const chats = await readDevChats(values.devchats);
+  const cases: Case[] = chats.map((c) => ({ id: c.id, messages: c.messages, summary: c.title, title: c.title, lead3: '' }));
+  const results = await evaluate(cases, createExtractiveSummarizer());
+  const f = devChatFigures(
+    chats,
+    results.map((r, i) => ({ id: r.id, reference: chats[i]!.title, title: r.title, summary: r.summary, ms: r.ms })),
+  );
+  report[values.devchats] = f;
+  if (!values.json) {
+    console.log(`${formatDevChatFigures(values.devchats, f)}\n`);
+    results.slice(0, show).forEach((r, i) => {
+      console.log(`- ${r.id}\n  title:     ${r.title}\n  reference: ${chats[i]!.title}\n  summary:   ${r.summary}`);
+    });
+    if (show > 0) console.log('');
+  }
 }
 
 if (values.file) {

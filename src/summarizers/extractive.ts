@@ -5,7 +5,7 @@ import { writeSummary } from './summary.js';
 import { writeTitle } from './title.js';
 
 /** Version of the extraction rules; bump it when titles or summaries change for the same input. */
-export const EXTRACTIVE_SUMMARIZER_VERSION = '1.1.0';
+export const EXTRACTIVE_SUMMARIZER_VERSION = '1.2.0';
 
 /** Options of {@link createExtractiveSummarizer}. Every option has a sensible default. */
 export interface ExtractiveSummarizerOptions {
@@ -26,6 +26,9 @@ export interface ExtractiveSummarizerOptions {
 
 /** Characters of a conversation the summarizer reads: its first request and its latest messages. */
 const MAX_INPUT_CHARS = 12_000;
+
+// A name for the ASSISTANT role that is a tool, not a person (as summary.ts reads it too).
+const ASSISTANT_TOOL = /\b(assistant|bot|model|ai|system|copilot)\b/i;
 
 const DEFAULT_SPEAKERS: Readonly<Record<Role, string>> = {
   USER: 'The user',
@@ -58,17 +61,30 @@ const MODEL: SummarizerModelInfo = {
  */
 export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer {
   const holder = createNlpHolder();
-  const titleOptions = { maxWords: Math.max(2, Math.floor(options.maxTitleWords ?? 8)) };
   const summaryOptions = {
     maxSentences: Math.max(1, Math.floor(options.maxSummarySentences ?? 3)),
     maxLength: Math.max(40, Math.floor(options.maxSummaryLength ?? 600)),
     speakers: { ...DEFAULT_SPEAKERS, ...options.speakers },
   };
+  const titleOptions = {
+    maxWords: Math.max(2, Math.floor(options.maxTitleWords ?? 8)),
+    // The coding-assistant rules are off when the assistant role is a person (`#Person2#`).
+    assistantChats: ASSISTANT_TOOL.test(summaryOptions.speakers.ASSISTANT),
+  };
+
+  // The last conversation read: a service names and summarizes the same messages one after the
+  // other, and reading is most of the cost.
+  let last: { key: string; conversation: Conversation } | undefined;
 
   async function read(messages: readonly SummarizerMessage[]): Promise<Conversation | undefined> {
     // No text, no model load: an empty conversation is answered without touching wink.
     if (!messages.some((m) => typeof m.text === 'string' && /[\p{L}\p{N}]/u.test(m.text))) return undefined;
-    return analyzeConversation(await holder.get(), messages);
+    const nlp = await holder.get();
+    const key = messages.map((m) => `${m.role}\u0000${typeof m.text === 'string' ? m.text : ''}`).join('\u0001');
+    if (last?.key === key) return last.conversation;
+    const conversation = analyzeConversation(nlp, messages);
+    last = { key, conversation };
+    return conversation;
   }
 
   return {
@@ -89,6 +105,7 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       await holder.get();
     },
     async unload() {
+      last = undefined;
       holder.unload();
     },
   };

@@ -8,6 +8,8 @@ import { pickRequest, prepare, type Request } from './request.js';
 import { referringPronoun, salientPhrase } from './salient.js';
 import { overlap, scoreSentence } from './scoring.js';
 import { word } from './tokens.js';
+import { isAssistantChat, writeAssistantChatSummary } from './dev-summary.js';
+import { writeTitle } from './title.js';
 
 /** Options of the summary writer. */
 export interface SummaryOptions {
@@ -49,6 +51,14 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
     assistant: referent(options.speakers.ASSISTANT),
     assistantIsPerson: !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
   };
+  // Chats with a coding assistant get a note of request, outcome and what is open; a well-formed
+  // how-to question (`How do I retry …?`) is still reported as asked.
+  const asked = pickRequest(conversation);
+  if (!names.assistantIsPerson && isAssistantChat(conversation) && asked?.prepared.shape.kind !== 'howTo') {
+    const title = writeTitle(conversation, { maxWords: 8 });
+    const note = writeAssistantChatSummary(conversation, title, options.speakers, options.maxSentences, options.maxLength);
+    if (note) return note;
+  }
   const empty = (m: AnalyzedMessage): boolean => m.sentences.length === 0 && m.code.length === 0;
   const onlySystem = conversation.messages.every((m) => m.role === 'SYSTEM' || empty(m));
   const eligible = (s: Sentence): boolean => !s.courtesy && (s.role !== 'SYSTEM' || onlySystem);

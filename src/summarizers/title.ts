@@ -1,8 +1,10 @@
 import { codeKind, codeNoun } from './code-language.js';
 import type { Conversation } from './conversation.js';
 import { hasGreeting } from './courtesy.js';
+import { isAssistantChat } from './dev-summary.js';
+import { announcedTitle, describeFiles, requestOpening, requestTitle } from './echo.js';
 import { DEICTIC_DETERMINERS, VAGUE_TERMS } from './lexicon.js';
-import { capitalizeFirst, dropAsides, replaceAt, trimEnd } from './phrase.js';
+import { capitalizeFirst, capitalizeText, dropAsides, replaceAt, trimEnd } from './phrase.js';
 import { pickRequest, prepare, requestScore, type Prepared, type Request } from './request.js';
 import { referringPronoun, salientPhrase } from './salient.js';
 import { fromShape } from './title-shape.js';
@@ -14,6 +16,11 @@ import { countWords, isWordy, joinTokens, retext, startsPhrase, word, type Token
 export interface TitleOptions {
   /** Longest title in words. */
   readonly maxWords: number;
+  /**
+   * Whether the rules for chats with a coding assistant apply (default true); false when the
+   * assistant role is a person (`speakers.ASSISTANT` names one), as in spoken dialogues.
+   */
+  readonly assistantChats?: boolean;
 }
 
 /**
@@ -23,10 +30,31 @@ export interface TitleOptions {
  * first words of the first message for text that does not read as English. '' when there is no text.
  */
 export function writeTitle(conversation: Conversation, options: TitleOptions): string {
+  // A chat with a coding assistant: long or code-bearing answers, or an answer announcing its task.
+  const devChat =
+    options.assistantChats !== false && (isAssistantChat(conversation) || announcedTitle(conversation, options.maxWords) !== undefined);
+  const title = sentenceTitle(conversation, options, devChat);
+  // In a coding assistant's chat, a title of a word or two cut from a long request (`Affecting
+  // functionality`) says less than the request's own opening words, compacted.
+  if (devChat && title.split(/\s+/).filter(Boolean).length <= 2) {
+    const opening = requestOpening(conversation, Math.min(6, options.maxWords));
+    if (opening) return opening;
+  }
+  // Files are named by their subject, never copied as paths (`Error in GitHub Actions for auto fix ci`).
+  return devChat ? capitalizeText(describeFiles(title)) || title : title;
+}
+
+function sentenceTitle(conversation: Conversation, options: TitleOptions, devChat: boolean): string {
   const max = Math.max(2, options.maxWords);
   const firstUser = conversation.messages.find((m) => m.role === 'USER' && (m.sentences.length > 0 || m.code.length > 0));
   if (firstUser && firstUser.code.length > 0 && firstUser.sentences.every((s) => s.courtesy)) {
     return codeTitle(firstUser.code[0]!.language);
+  }
+  if (devChat) {
+    const announced = announcedTitle(conversation, max);
+    if (announced) return announced;
+    const requested = requestTitle(conversation, max);
+    if (requested) return requested;
   }
   const request = pickRequest(conversation);
   if (!request) {
@@ -52,7 +80,7 @@ export function writeTitle(conversation: Conversation, options: TitleOptions): s
   let tokens = finish(fromShape(topic.shape, topic.tokens), conversation, request, max);
   if (countWords(tokens) < 2) {
     const code = request.message.code[0];
-    const context = code ? codeNoun(code.language) : conversation.language;
+    const context = code ? codeNoun(code.language) : userLanguage(conversation);
     if (tokens.length > 0 && context) tokens = [...tokens, word('in'), ...words(context)];
   }
   const text = render(tokens);
@@ -147,7 +175,9 @@ function finish(raw: readonly Token[], conversation: Conversation, request: Requ
   while (tokens[0] && /^(the|a|an|some|any)$/.test(tokens[0].lower)) tokens = tokens.slice(1);
   if (tokens[0]) tokens[0] = { ...tokens[0], space: false };
   tokens = trimTail(cut(tokens, max));
-  const language = conversation.language;
+  // A language tail only when the user's side uses it (their code, or their words): an assistant
+  // answering in Python does not make `Pushing to the remote` a Python question.
+  const language = userLanguage(conversation);
   if (language && countWords(tokens) + 2 <= max && countWords(tokens) >= 2 && !mentions(tokens, language)) {
     tokens = [...tokens, word('in', 'ADP'), word(language, 'PROPN')];
   }
@@ -172,4 +202,13 @@ const ALIASES: Readonly<Record<string, RegExp>> = {
 function mentions(tokens: readonly Token[], language: string): boolean {
   const alias = ALIASES[language];
   return tokens.some((t) => t.lower === language.toLowerCase() || (alias?.test(t.lower) ?? false));
+}
+
+/** The conversation's language, when the user shared code in it or named it. */
+function userLanguage(conversation: Conversation): string | undefined {
+  const language = conversation.language;
+  if (!language) return undefined;
+  const users = conversation.messages.filter((m) => m.role === 'USER');
+  if (users.some((m) => m.code.some((b) => b.language === language))) return language;
+  return users.some((m) => m.sentences.some((s) => mentions(s.tokens, language))) ? language : undefined;
 }

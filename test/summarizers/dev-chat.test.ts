@@ -1,0 +1,61 @@
+/**
+ * Stage-level tests of the coding-assistant chat rules: titles from the assistant's announced task
+ * or an imperative request (src/summarizers/echo.ts) and the request/outcome/open note
+ * (src/summarizers/dev-summary.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { createExtractiveSummarizer } from '../../src/summarizers/index.js';
+import { compact, fileSubject } from '../../src/summarizers/echo.js';
+import type { SummarizerMessage } from '../../src/ports.js';
+
+const long = (lead: string, rest: string): string => `${lead}\n\n${Array.from({ length: 12 }, () => rest).join(' ')}`;
+const chat = (...turns: [SummarizerMessage['role'], string][]): SummarizerMessage[] =>
+  turns.map(([role, text], i) => ({ id: `m${i + 1}`, role, text }));
+const summarizer = createExtractiveSummarizer();
+
+describe('compact and fileSubject', () => {
+  it('names files by their subject and keeps only the head of a clause', () => {
+    expect(fileSubject('@docs/api-spec.md')).toBe('api spec');
+    expect(fileSubject('README.md')).toBe('README');
+    expect(compact('update the @testsprite-mcp-test-report.md file, which is stale', 7)).toBe('update testsprite mcp test report file');
+    expect(compact('implement Task 1.2: Core Project Management Commands', 7)).toBe('implement Core Project Management Commands');
+    expect(compact('deploy the app for the DocGen CLI project', 7)).toBe('deploy app');
+  });
+});
+
+describe('titles of coding-assistant chats', () => {
+  it('takes the topic from the answer when the request is vague', async () => {
+    const messages = chat(
+      ['USER', '#selection fix this'],
+      ['ASSISTANT', long("I'll fix the JSON parse error in the env loader.", 'The loader reads the file and parses each line as JSON before the values are trimmed.')],
+    );
+    expect(await summarizer.title(messages)).toBe('Fixing JSON parse error in env loader');
+  });
+
+  it('never copies file paths or adds a language the user did not use', async () => {
+    const messages = chat(
+      ['USER', '@api-spec.md @ADR-002.md please push this to the remote'],
+      ['ASSISTANT', long('Pushed.', 'The branch was pushed to origin and the upstream is now set for later pushes.') + '\n\n```python\nprint(1)\n```'],
+    );
+    const title = await summarizer.title(messages);
+    expect(title).not.toMatch(/\u2024|\.md|Python/);
+    expect(title).toMatch(/^Pushing/);
+  });
+});
+
+describe('summaries of coding-assistant chats', () => {
+  it('says what was asked and what was done, without narration, checklists, emoji or tool prompts', async () => {
+    const messages = chat(
+      ['USER', 'kill what is on port 8080'],
+      [
+        'ASSISTANT',
+        long("I'll free port 8080 on Windows.", 'Let me check which process holds the port before stopping it.') +
+          '\n\n- ✅ Updated PLAN.md\n\nThe process on port 8080 has been stopped and the port is free now.\n\nContinue to iterate?',
+      ],
+    );
+    const summary = await summarizer.summarize(messages);
+    expect(summary).toMatch(/^The user asked for help with freeing port 8080 on Windows \(“kill what is on port 8080”\)\./);
+    expect(summary).toContain('has been stopped');
+    expect(summary).not.toMatch(/✅|Let me|Continue to iterate|code example/);
+  });
+});
