@@ -9,14 +9,13 @@ import { Hono } from 'hono';
 import { createHonoRouter } from '../adapters/hono/index.js';
 import { createFakeSummarizer, createJsonFileRepository, createService, type Repository } from '../src/index.js';
 import type { BuiltStore } from './build-store.js';
-import { latencySummary } from './stats.js';
 import { createNaiveLowdbRepository } from './naive-lowdb-repository.js';
+import { latencySummary } from './stats.js';
 
 const [mode, store, file, idsFile] = process.argv.slice(2) as [string, 'journal' | 'naive', string, string];
 
 const started = performance.now();
-const repository: Repository =
-  store === 'naive' ? await createNaiveLowdbRepository(file) : await createJsonFileRepository({ file });
+const repository: Repository = store === 'naive' ? await createNaiveLowdbRepository(file) : await createJsonFileRepository({ file });
 const service = await createService({
   repository,
   summarizer: createFakeSummarizer(),

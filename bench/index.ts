@@ -13,14 +13,14 @@
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
  * cache size (`conversationJsonCacheBytes`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createJsonFileRepository } from '../src/index.js';
-import { buildStore, type BuiltStore } from './build-store.js';
+import { type BuiltStore, buildStore } from './build-store.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -44,7 +44,10 @@ interface Figures {
 }
 
 function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<Record<string, number>> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '--expose-gc' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: '--expose-gc' },
+  });
   const firstLine = new Promise<Record<string, number>>((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error(`child ${args.join(' ')} gave no answer in 120 s`)), 120_000);
@@ -81,7 +84,10 @@ function settle(port: number): Promise<void> {
   // A connection of its own: a kept-alive one may be closed by the server just as it is reused.
   return new Promise((resolve, reject) => {
     const request = get({ host: '127.0.0.1', port, path: '/bare', agent: false, timeout: 120_000 }, (response) => {
-      response.resume().on('end', () => resolve()).on('error', reject);
+      response
+        .resume()
+        .on('end', () => resolve())
+        .on('error', reject);
     });
     request.on('timeout', () => request.destroy(new Error(`the server on port ${port} did not settle in 120 s`))).on('error', reject);
   });
@@ -145,8 +151,16 @@ try {
       const run = startChild(['inprocess', subject.store, subject.file, subject.idsFile]);
       const figures = await run.firstLine;
       await new Promise((resolve) => run.child.once('exit', resolve));
-      inProcess.add(subject, { perSecond: figures.opsPerSecond!, p50: figures.p50!, p99: figures.p99!, openMs: figures.openMs!, rss: figures.rss! });
-      console.error(`  ${subject.store} at ${subject.size} in-process: ${figures.opsPerSecond!.toFixed(1)} mutations/s, p50 ${figures.p50!.toFixed(2)} ms, opened in ${figures.openMs!.toFixed(0)} ms`);
+      inProcess.add(subject, {
+        perSecond: figures.opsPerSecond!,
+        p50: figures.p50!,
+        p99: figures.p99!,
+        openMs: figures.openMs!,
+        rss: figures.rss!,
+      });
+      console.error(
+        `  ${subject.store} at ${subject.size} in-process: ${figures.opsPerSecond!.toFixed(1)} mutations/s, p50 ${figures.p50!.toFixed(2)} ms, opened in ${figures.openMs!.toFixed(0)} ms`,
+      );
     }
     console.error(`in-process round ${round + 1} of ${ROUNDS}`);
   }
@@ -186,7 +200,9 @@ try {
       const spread = await load(port, spreadPaths.get(subject)!, 'GET');
       const bareAfter = await load(port, () => '/bare', 'GET');
       gets.add(subject, { bare: (bareBefore.perSecond + bareAfter.perSecond) / 2, hot: hot.perSecond, spread: spread.perSecond });
-      console.error(`  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`);
+      console.error(
+        `  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`,
+      );
     }
     console.error(`HTTP round ${round + 1} of ${ROUNDS}`);
   }
@@ -194,7 +210,9 @@ try {
   const fixed = (value: number, digits = 1) => value.toFixed(digits);
   const local = (s: Subject) => medianFigures(inProcess.of(s));
   const http = (s: Subject) => medianFigures(mutations.of(s));
-  console.log(`\nLink mutations (associate/disassociate website), 50 concurrent clients, durable (fsync) for the journal; medians of ${ROUNDS} rounds`);
+  console.log(
+    `\nLink mutations (associate/disassociate website), 50 concurrent clients, durable (fsync) for the journal; medians of ${ROUNDS} rounds`,
+  );
   console.log('| conversations | store | open ms | RSS MB | in-process ops/s | p50 ms | p99 ms | HTTP ops/s | p50 ms | p99 ms | failed |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const s of subjects) {
@@ -206,7 +224,9 @@ try {
     );
   }
 
-  console.log(`\nGET /conversation/{id}?transferables=false against a bare Hono route (same body size); ratios are to the bare route; medians of ${ROUNDS} rounds`);
+  console.log(
+    `\nGET /conversation/{id}?transferables=false against a bare Hono route (same body size); ratios are to the bare route; medians of ${ROUNDS} rounds`,
+  );
   console.log('| conversations | body bytes | bare req/s | one conversation req/s | ratio | spread over all req/s | ratio |');
   console.log('|---|---|---|---|---|---|---|');
   for (const s of subjects.filter((subject) => subject.store === 'journal')) {
@@ -214,7 +234,9 @@ try {
     // Each ratio is taken within a round, then the median over rounds.
     const ratio = (key: 'hot' | 'spread') => fixed(median(runs.map((r) => r[key] / r.bare)), 2);
     const rate = (key: 'bare' | 'hot' | 'spread') => fixed(median(runs.map((r) => r[key])), 0);
-    console.log(`| ${s.size} | ${servers.get(s)!.bodyBytes} | ${rate('bare')} | ${rate('hot')} | ${ratio('hot')} | ${rate('spread')} | ${ratio('spread')} |`);
+    console.log(
+      `| ${s.size} | ${servers.get(s)!.bodyBytes} | ${rate('bare')} | ${rate('hot')} | ${ratio('hot')} | ${rate('spread')} | ${ratio('spread')} |`,
+    );
   }
 
   const journal = subjects.filter((s) => s.store === 'journal');
@@ -222,13 +244,23 @@ try {
   if (smallest && largest && smallest !== largest) {
     const naiveLargest = subjects.find((s) => s.store === 'naive' && s.size === largest.size)!;
     console.log('\nRatios');
-    console.log(`- in-process mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(local(largest).p50 / local(smallest).p50, 2)}`);
-    console.log(`- HTTP mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(http(largest).p50 / Math.max(http(smallest).p50, 1), 2)}`);
-    console.log(`- HTTP mutations/s at ${largest.size}, journal / naive: ${fixed(http(largest).perSecond / Math.max(http(naiveLargest).perSecond, 1), 1)}`);
-    console.log(`- in-process mutations/s at ${largest.size}, journal / naive: ${fixed(local(largest).perSecond / Math.max(local(naiveLargest).perSecond, 1), 1)}`);
+    console.log(
+      `- in-process mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(local(largest).p50 / local(smallest).p50, 2)}`,
+    );
+    console.log(
+      `- HTTP mutation p50 at ${largest.size} / at ${smallest.size}: ${fixed(http(largest).p50 / Math.max(http(smallest).p50, 1), 2)}`,
+    );
+    console.log(
+      `- HTTP mutations/s at ${largest.size}, journal / naive: ${fixed(http(largest).perSecond / Math.max(http(naiveLargest).perSecond, 1), 1)}`,
+    );
+    console.log(
+      `- in-process mutations/s at ${largest.size}, journal / naive: ${fixed(local(largest).perSecond / Math.max(local(naiveLargest).perSecond, 1), 1)}`,
+    );
   }
 } finally {
   for (const { child } of servers.values()) child.kill('SIGTERM');
-  await Promise.all([...servers.values()].map(({ child }) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+  await Promise.all(
+    [...servers.values()].map(({ child }) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)),
+  );
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 }

@@ -22,7 +22,7 @@ import type { ModelRuntime } from '../src/ports.js';
 import { createLlamaCppRuntime } from '../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../src/runtimes/openai-compatible.js';
 import { startOpenAiServer } from '../test/helpers/openai-server.js';
-import { writeTinyGguf, type TinyGgufOptions } from '../test/helpers/tiny-gguf.js';
+import { type TinyGgufOptions, writeTinyGguf } from '../test/helpers/tiny-gguf.js';
 
 const RENAMES = Number(process.env.BENCH_RENAMES ?? 40);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
@@ -36,7 +36,8 @@ function rssMiB(): number {
   return process.memoryUsage().rss / 2 ** 20;
 }
 
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const mib = (value: number) => `${value.toFixed(1)} MiB`;
 
@@ -59,7 +60,12 @@ async function conversationOn(service: Service, model: string) {
     model: { id: model },
     messages: [
       { role: 'USER', fragment: { string: { raw: 'How do I retry a flaky payment API in TypeScript without hammering it?' } } },
-      { role: 'ASSISTANT', fragment: { string: { raw: 'Use exponential backoff with full jitter, cap the attempts, and make the call idempotent with a key.' } } },
+      {
+        role: 'ASSISTANT',
+        fragment: {
+          string: { raw: 'Use exponential backoff with full jitter, cap the attempts, and make the call idempotent with a key.' },
+        },
+      },
     ],
   });
 }
@@ -69,7 +75,13 @@ async function benchGguf(label: string, gguf: TinyGgufOptions, dataDir: string, 
   const service = await createService({ dataDir, runtimes: [llama], logger: { warn: (message) => warnings.push(message) } });
   try {
     const model = await service.createModel({
-      version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: label, cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION', unique: label,
+      version: '1',
+      created: { value: '2026-01-01T00:00:00.000Z' },
+      name: label,
+      cloud: false,
+      type: 'SPEED',
+      usage: 'CODE_CONVERSATION',
+      unique: label,
     });
     const folder = cacheFolderOf(path.join(dataDir, 'models'), model.id);
     await mkdir(folder, { recursive: true });
@@ -77,7 +89,10 @@ async function benchGguf(label: string, gguf: TinyGgufOptions, dataDir: string, 
     const conversation = await conversationOn(service, model.id);
     // The embedded summarizer writes when the model's answer is unusable: its NLP model is loaded
     // first, so that its memory is not counted as the model's.
-    const plain = await service.createConversation({ type: 'COPILOT', messages: [{ role: 'USER', fragment: { string: { raw: 'Warm up the embedded summarizer.' } } }] });
+    const plain = await service.createConversation({
+      type: 'COPILOT',
+      messages: [{ role: 'USER', fragment: { string: { raw: 'Warm up the embedded summarizer.' } } }],
+    });
     await service.renameConversation(plain.id);
     const before = rssMiB();
     let started = performance.now();
@@ -98,7 +113,11 @@ async function benchGguf(label: string, gguf: TinyGgufOptions, dataDir: string, 
 async function benchOpenAi(dataDir: string) {
   const server = await startOpenAiServer(['bench-model'], () => 'Retrying flaky payment calls');
   const warnings: string[] = [];
-  const service = await createService({ dataDir, runtimes: [createOpenAiCompatibleRuntime({ baseUrl: server.baseUrl })], logger: { warn: (message) => warnings.push(message) } });
+  const service = await createService({
+    dataDir,
+    runtimes: [createOpenAiCompatibleRuntime({ baseUrl: server.baseUrl })],
+    logger: { warn: (message) => warnings.push(message) },
+  });
   try {
     const conversation = await conversationOn(service, 'openai:bench-model');
     return await renameLatencies(service, conversation.id, warnings);
@@ -113,11 +132,19 @@ try {
   const llama = createLlamaCppRuntime({ cacheRoot: path.join(root, 'llama', 'models'), threads: THREADS, contextSize: 2_048 });
   // The first load also starts node-llama-cpp's backend (on Linux it first tries its binary in a
   // child process): measured apart, on a throwaway model, so the loads below are the models' own.
-  const warmUp = { id: 'warm-up', version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: 'warm-up', cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION' };
+  const warmUp = {
+    id: 'warm-up',
+    version: '1',
+    created: { value: '2026-01-01T00:00:00.000Z' },
+    name: 'warm-up',
+    cloud: false,
+    type: 'SPEED',
+    usage: 'CODE_CONVERSATION',
+  };
   await mkdir(cacheFolderOf(path.join(root, 'llama', 'models'), warmUp.id), { recursive: true });
   await writeTinyGguf(path.join(cacheFolderOf(path.join(root, 'llama', 'models'), warmUp.id), 'model.gguf'));
   const rssBeforeBackend = rssMiB();
-  let started = performance.now();
+  const started = performance.now();
   await llama.load!(warmUp);
   const backendStart = performance.now() - started;
   // One chat compiles the generation code paths (JS and native), which then stay.
@@ -131,8 +158,12 @@ try {
   ];
   const openai = await benchOpenAi(path.join(root, 'openai'));
 
-  console.log(`bench:models, ${RENAMES} renames per subject, ${THREADS} thread(s), Node ${process.version}, ${process.platform}-${process.arch}`);
-  console.log(`node-llama-cpp backend start (first load, tiny model): ${ms(backendStart)}; RSS ${mib(rssBeforeBackend)} → ${mib(rssBackend)} with the backend started, one chat run, and no model loaded`);
+  console.log(
+    `bench:models, ${RENAMES} renames per subject, ${THREADS} thread(s), Node ${process.version}, ${process.platform}-${process.arch}`,
+  );
+  console.log(
+    `node-llama-cpp backend start (first load, tiny model): ${ms(backendStart)}; RSS ${mib(rssBeforeBackend)} → ${mib(rssBackend)} with the backend started, one chat run, and no model loaded`,
+  );
   console.log('');
   console.log('| runtime, model | load | unload | rename p50 | rename p95 | fallbacks | RSS before load | loaded | after unload |');
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -142,9 +173,13 @@ try {
         `${mib(row.before)} | ${mib(row.loaded)} (+${(row.loaded - row.before).toFixed(1)}) | ${mib(row.after)} (${(row.loaded - row.after).toFixed(1)} given back) |`,
     );
   }
-  console.log(`| openai-compatible, local fake server | – | – | ${ms(openai.p50)} | ${ms(openai.p95)} | ${openai.fallbacks}/${RENAMES} | – | – | – |`);
+  console.log(
+    `| openai-compatible, local fake server | – | – | ${ms(openai.p50)} | ${ms(openai.p95)} | ${openai.fallbacks}/${RENAMES} | – | – | – |`,
+  );
   console.log('');
-  console.log('fallbacks: renames whose model answer was unusable (random weights), written by the embedded summarizer instead; their latency includes both.');
+  console.log(
+    'fallbacks: renames whose model answer was unusable (random weights), written by the embedded summarizer instead; their latency includes both.',
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
 }

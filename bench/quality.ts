@@ -28,10 +28,10 @@
  */
 import { parseArgs } from 'node:util';
 import { createExtractiveSummarizer } from '../src/index.js';
-import { lead3, readDialogues, type Dialogue } from './quality/dialogsum.js';
-import { evaluate, figures, formatFigures, type Case, type CaseResult } from './quality/evaluate.js';
-import { devChatFigures, formatDevChatFigures, readDevChats } from './quality/devchats.js';
 import { DEV_CONVERSATIONS } from '../test/fixtures/dev-conversations.js';
+import { devChatFigures, formatDevChatFigures, readDevChats } from './quality/devchats.js';
+import { type Dialogue, lead3, readDialogues } from './quality/dialogsum.js';
+import { type Case, type CaseResult, evaluate, figures, formatFigures } from './quality/evaluate.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +47,9 @@ const { values } = parseArgs({
 });
 
 if (!values.file && !values.fixtures && !values.devchats) {
-  console.error('usage: npm run bench:quality -- [--devchats <chats.jsonl>] [--file <dialogues.jsonl> [--offset N] [--limit N] [--speakers persons|roles]] [--fixtures]');
+  console.error(
+    'usage: npm run bench:quality -- [--devchats <chats.jsonl>] [--file <dialogues.jsonl> [--offset N] [--limit N] [--speakers persons|roles]] [--fixtures]',
+  );
   process.exit(2);
 }
 if (values.speakers !== 'persons' && values.speakers !== 'roles') {
@@ -64,7 +66,9 @@ function print(label: string, cases: readonly Case[], results: readonly CaseResu
   if (values.json) return;
   console.log(`${formatFigures(label, f)}\n`);
   results.slice(0, show).forEach((r, i) => {
-    console.log(`- ${r.id}\n  title:     ${r.title}\n  reference: ${cases[i]!.title}\n  summary:   ${r.summary}\n  reference: ${cases[i]!.summary}`);
+    console.log(
+      `- ${r.id}\n  title:     ${r.title}\n  reference: ${cases[i]!.title}\n  summary:   ${r.summary}\n  reference: ${cases[i]!.summary}`,
+    );
   });
   if (show > 0) console.log('');
 }
@@ -104,7 +108,10 @@ if (values.fixtures) {
     messages: c.messages,
     summary: c.summary,
     title: c.title,
-    lead3: c.messages.slice(0, 3).map((m) => m.text.replace(/```[\s\S]*?(```|$)/g, ' ')).join(' '),
+    lead3: c.messages
+      .slice(0, 3)
+      .map((m) => m.text.replace(/```[\s\S]*?(```|$)/g, ' '))
+      .join(' '),
   }));
   print('developer fixtures', cases, await evaluate(cases, createExtractiveSummarizer(), 5));
 }

@@ -6,8 +6,8 @@
  * round the whole store, as uncached reads do. Env: BENCH_SIZES=100,10000, BENCH_READS=20000.
  */
 import { createMemoryRepository, type ReadView } from '../src/index.js';
-import { conversationJson } from '../src/render/conversation-json.js';
 import { renderConversation } from '../src/render/conversation.js';
+import { conversationJson } from '../src/render/conversation-json.js';
 import { buildStore } from './build-store.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000').split(',').map(Number);

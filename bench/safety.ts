@@ -29,12 +29,12 @@
  * SAFETY_CLIENTS=4 (GET /models loops), SAFETY_HEAVY_MESSAGES=20000, SAFETY_PARTS=linear,latency
  * to run one part only.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createExtractiveSummarizer, createFakeSummarizer, createService, isServiceError } from '../src/index.js';
@@ -218,12 +218,18 @@ async function linearCosts(): Promise<void> {
   const cell = (ms: number) => (ms === Infinity ? `> ${CAP_MS / 1000} s` : fixed(ms, ms < 100 ? 1 : 0));
   const perMessage = (ms: number, size: number) => (Number.isFinite(ms) ? fixed((ms * 1000) / size, 1) : 'n/a');
 
-  console.log(`\nLinear costs: one conversation of N short messages in the JSON-file store (fsync), in-process; medians of ${ROUNDS} rounds`);
+  console.log(
+    `\nLinear costs: one conversation of N short messages in the JSON-file store (fsync), in-process; medians of ${ROUNDS} rounds`,
+  );
   console.log('| messages | summarizer | create ms | summarize ms | µs/message | delete ms | µs/message |');
   console.log('|---|---|---|---|---|---|---|');
   for (const size of SIZES) {
     for (const summarizer of SUMMARIZERS) {
-      const [create, summarize, remove] = (['create', 'summarize', 'delete'] as const).map((s) => stepMs(size, summarizer, s)) as [number, number, number];
+      const [create, summarize, remove] = (['create', 'summarize', 'delete'] as const).map((s) => stepMs(size, summarizer, s)) as [
+        number,
+        number,
+        number,
+      ];
       const batches = (runs.get(key(size, summarizer)) ?? []).map((r) => r.firstBatch).filter((b) => b !== undefined);
       const createNote = batches.length ? ` (${grouped(batches[0]!)} at once, the rest appended)` : '';
       console.log(
@@ -234,7 +240,9 @@ async function linearCosts(): Promise<void> {
 
   const [smallest, largest] = [Math.min(...SIZES), Math.max(...SIZES)];
   if (smallest !== largest) {
-    console.log(`\nGrowth from ${grouped(smallest)} to ${grouped(largest)} messages (linear ≈ ${fixed(largest / smallest, 1)}, quadratic ≈ ${fixed((largest / smallest) ** 2)})`);
+    console.log(
+      `\nGrowth from ${grouped(smallest)} to ${grouped(largest)} messages (linear ≈ ${fixed(largest / smallest, 1)}, quadratic ≈ ${fixed((largest / smallest) ** 2)})`,
+    );
     for (const step of ['summarize', 'delete'] as const) {
       const ratios = SUMMARIZERS.map((s) => `${s} ×${fixed(stepMs(largest, s, step) / stepMs(smallest, s, step), 1)}`);
       console.log(`- ${step}: ${ratios.join(', ')}`);
@@ -460,7 +468,8 @@ interface Phase {
  */
 async function measurePhase<T>(base: URL, server: Child, work: () => Promise<T>): Promise<Phase & { result: T }> {
   server.tell('reset');
-  if (!(await lineWith(server, 'reset', CAP_MS))) throw new Error(`the server did not reset its loop-delay measurement in ${CAP_MS / 1000} s`);
+  if (!(await lineWith(server, 'reset', CAP_MS)))
+    throw new Error(`the server did not reset its loop-delay measurement in ${CAP_MS / 1000} s`);
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
   const polling: Polling = { latencies: [], failures: 0 };
   let stopped = false;
@@ -490,7 +499,13 @@ interface HeavyStep {
  * it, one request after another. Hands each step's time to `onStep` as it ends, so that a run
  * stopped by the cap still shows the steps it finished. `body` is serialized beforehand.
  */
-async function heavyClient(agent: Agent, base: URL, messages: SeededMessage[], body: Buffer, onStep: (step: HeavyStep) => void): Promise<void> {
+async function heavyClient(
+  agent: Agent,
+  base: URL,
+  messages: SeededMessage[],
+  body: Buffer,
+  onStep: (step: HeavyStep) => void,
+): Promise<void> {
   let started = performance.now();
   let appended = 0;
   const { id, firstBatch } = await createConversationOf(
@@ -498,7 +513,12 @@ async function heavyClient(agent: Agent, base: URL, messages: SeededMessage[], b
     async (batch) => {
       // Only a refused first body is serialized here, on the clock: the prepared one is reused.
       const payload = batch.length === messages.length ? body : Buffer.from(JSON.stringify({ type: 'COPILOT', messages: batch }));
-      const answer = expectStatus(await send(agent, base, 'POST', '/conversations/create?transferables=false', payload), 'POST /conversations/create', 200, 413);
+      const answer = expectStatus(
+        await send(agent, base, 'POST', '/conversations/create?transferables=false', payload),
+        'POST /conversations/create',
+        200,
+        413,
+      );
       if (answer.status === 413) {
         const limit = (JSON.parse(answer.body.toString()) as { error?: { limit?: number } }).error?.limit;
         return { tooLarge: true, limit };
@@ -618,12 +638,16 @@ async function concurrentLatency(): Promise<void> {
       }
     });
 
-    console.log(`\nGET /models latency from ${CLIENTS} looping keep-alive clients, JSON-file store, embedded summarizer (warm: first summarize took ${fixed(warmMs)} ms, longest loop stall ${fixed(warmStallMs)} ms)`);
+    console.log(
+      `\nGET /models latency from ${CLIENTS} looping keep-alive clients, JSON-file store, embedded summarizer (warm: first summarize took ${fixed(warmMs)} ms, longest loop stall ${fixed(warmStallMs)} ms)`,
+    );
     console.log('| phase | requests | failed | p50 ms | p99 ms | max ms | loop delay p99 ms | loop delay max ms |');
     console.log('|---|---|---|---|---|---|---|---|');
     printPhase(`(a) alone, ${BASELINE_MS / 1000} s`, baseline);
     printPhase(`(b) beside a ${grouped(HEAVY_MESSAGES)}-message client`, heavy);
-    console.log(`\nThe heavy client's steps, one after another${overCap ? ` (stopped at the cap of ${CAP_MS / 1000} s: not finished)` : ''}`);
+    console.log(
+      `\nThe heavy client's steps, one after another${overCap ? ` (stopped at the cap of ${CAP_MS / 1000} s: not finished)` : ''}`,
+    );
     for (const step of steps) console.log(`- ${step.name}: ${fixed(step.ms)} ms${step.note ? ` (${step.note})` : ''}`);
     const p99 = latencySummary(heavy.polling.latencies).p99;
     console.log(`\nTarget: GET /models p99 under 100 ms during (b): ${p99 < 100 && !overCap ? 'met' : 'NOT met'} (${fixed(p99, 1)} ms)`);

@@ -35,16 +35,16 @@ import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import {
   COLLECTION_NAMES,
+  type CollectionName,
+  type ConversationRecord,
   createFakeSummarizer,
   createJsonFileRepository,
   createService,
   JSON_FILE_FORMAT_VERSION,
-  type CollectionName,
-  type ConversationRecord,
   type MessageRecord,
   type WebsiteRecord,
 } from '../src/index.js';
-import { SnapshotFile, type SnapshotData } from '../src/stores/json-file/snapshot.js';
+import { type SnapshotData, SnapshotFile } from '../src/stores/json-file/snapshot.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const list = (value: string) => value.split(',').filter(Boolean).map(Number);
@@ -68,7 +68,8 @@ const MB = 2 ** 20;
 
 const at = { value: '2026-01-01T00:00:00.000Z' };
 /** A UUID-shaped id (36 characters, like the service's), unique per kind and index. */
-const idOf = (kind: number, index: number) => `${kind.toString(16).padStart(8, '0')}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
+const idOf = (kind: number, index: number) =>
+  `${kind.toString(16).padStart(8, '0')}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
 const [CONVERSATION, MESSAGE, WEBSITE] = [1, 2, 3];
 const MESSAGES_PER_CONVERSATION = 20;
 const TEXT = 'Use exponential backoff with jitter, cap the delay, and give up after a few tries so the build does not hang. ';
@@ -120,7 +121,14 @@ function* recordsOf(collection: CollectionName, count: number, text: string): Ge
     const links: string[][] = Array.from({ length: websiteCount }, () => []);
     for (let i = 0; i < count; i++) for (const w of linkedWebsites(i, websiteCount)) links[w]!.push(idOf(CONVERSATION, i));
     for (let w = 0; w < websiteCount; w++) {
-      const website: WebsiteRecord = { id: idOf(WEBSITE, w), url: `https://example.com/page/${w}`, name: `Page ${w}`, created: at, updated: at, conversations: links[w]! };
+      const website: WebsiteRecord = {
+        id: idOf(WEBSITE, w),
+        url: `https://example.com/page/${w}`,
+        name: `Page ${w}`,
+        created: at,
+        updated: at,
+        conversations: links[w]!,
+      };
       yield website;
     }
   }
@@ -152,7 +160,8 @@ async function checkWriter(folder: string): Promise<void> {
   const data: Record<string, unknown> = { version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 };
   for (const name of COLLECTION_NAMES) data[name] = [...recordsOf(name, count, messageText(MESSAGE_CHARS))];
   await new SnapshotFile(byStore).write(data as SnapshotData);
-  if (!(await readFile(streamed)).equals(await readFile(byStore))) throw new Error(`The streamed snapshot ${streamed} differs from the store's own ${byStore}.`);
+  if (!(await readFile(streamed)).equals(await readFile(byStore)))
+    throw new Error(`The streamed snapshot ${streamed} differs from the store's own ${byStore}.`);
   await rm(streamed);
   await rm(byStore);
 }
@@ -220,14 +229,28 @@ async function childAppend(folder: string): Promise<void> {
     }
     if (last === undefined && CHECKPOINTS.some((c) => c - Math.min(WINDOW, c) === n)) window = await measureFrom();
     n++;
-    await service.createMessage({ role: n % 2 ? 'USER' : 'ASSISTANT', fragment: { string: { raw: `message ${n} about the build` } }, conversation: { id } });
+    await service.createMessage({
+      role: n % 2 ? 'USER' : 'ASSISTANT',
+      fragment: { string: { raw: `message ${n} about the build` } },
+      conversation: { id },
+    });
     if (CHECKPOINTS.includes(n) || n === last) {
       const appends = Math.min(WINDOW, n);
       const { bytes, at: now } = await measureFrom();
-      print({ messages: n, bytesPerAppend: (bytes - window.bytes) / appends, msPerAppend: (now - window.at) / appends, pastCap: !CHECKPOINTS.includes(n) });
+      print({
+        messages: n,
+        bytesPerAppend: (bytes - window.bytes) / appends,
+        msPerAppend: (now - window.at) / appends,
+        pastCap: !CHECKPOINTS.includes(n),
+      });
     }
   }
-  print({ reached: n, seconds: (performance.now() - started) / 1000, journalBytes: await journalBytes(folder), stopped: last !== undefined && n < target });
+  print({
+    reached: n,
+    seconds: (performance.now() - started) / 1000,
+    journalBytes: await journalBytes(folder),
+    stopped: last !== undefined && n < target,
+  });
   await service.close();
 }
 
@@ -240,7 +263,10 @@ function runChild(
   timeoutMs: number,
   options: { env?: NodeJS.ProcessEnv; onLine?: (line: Record<string, unknown>) => void } = {},
 ): Promise<{ lines: Record<string, unknown>[]; timedOut: boolean; code: number | null }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: options.env ?? process.env });
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: options.env ?? process.env,
+  });
   const lines: Record<string, unknown>[] = [];
   let buffer = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -293,7 +319,9 @@ async function openTimes(root: string): Promise<void> {
   const stores: { size: number; file: string; bytes: number }[] = [];
   for (const size of SIZES) {
     if (size > 10_000 && free < MIN_FREE_BYTES) {
-      console.log(`Skipped ${size} conversations: ${gb(free)} free on ${root}, under the ${gb(MIN_FREE_BYTES)} this size needs (BENCH_STORE_MIN_FREE_GB).`);
+      console.log(
+        `Skipped ${size} conversations: ${gb(free)} free on ${root}, under the ${gb(MIN_FREE_BYTES)} this size needs (BENCH_STORE_MIN_FREE_GB).`,
+      );
       continue;
     }
     const folder = path.join(root, `open-${size}`);
@@ -316,7 +344,9 @@ async function openTimes(root: string): Promise<void> {
         continue;
       }
       runs.set(store.size, [...(runs.get(store.size) ?? []), run]);
-      console.error(`  ${store.size}: opened in ${fixed(run.openMs!)} ms, RSS ${fixed(run.rss! / MB)} MB, ${run.conversations} conversations`);
+      console.error(
+        `  ${store.size}: opened in ${fixed(run.openMs!)} ms, RSS ${fixed(run.rss! / MB)} MB, ${run.conversations} conversations`,
+      );
     }
     console.error(`open round ${round + 1} of ${ROUNDS}`);
   }
@@ -324,12 +354,27 @@ async function openTimes(root: string): Promise<void> {
   for (const store of stores) {
     const { lines, timedOut, code } = await runChild(['whole', store.file], OPEN_TIMEOUT_MS);
     const answer = lines[0];
-    whole.set(store.size, timedOut ? `no answer in ${OPEN_TIMEOUT_MS / 1000} s` : !answer ? `exited with ${code}` : answer.ok ? 'opens' : `fails: ${String(answer.error)}`);
+    whole.set(
+      store.size,
+      timedOut
+        ? `no answer in ${OPEN_TIMEOUT_MS / 1000} s`
+        : !answer
+          ? `exited with ${code}`
+          : answer.ok
+            ? 'opens'
+            : `fails: ${String(answer.error)}`,
+    );
   }
 
-  console.log(`\nOpen time and RSS: createJsonFileRepository({ file }) in a fresh process; 20 messages of ${MESSAGE_CHARS} characters per conversation; medians of ${ROUNDS} opens`);
-  console.log(`(V8's longest string: ${MAX_STRING} characters, ${fixed(MAX_STRING / MB)} MiB. RSS before open is the process with tsx loaded, after a GC; RSS after open also after a GC; peak is the process's maximum.)`);
-  console.log('| conversations | snapshot MB | KB per conversation | past the string limit | open ms | RSS before open MB | RSS after open MB | peak RSS MB | conversations opened |');
+  console.log(
+    `\nOpen time and RSS: createJsonFileRepository({ file }) in a fresh process; 20 messages of ${MESSAGE_CHARS} characters per conversation; medians of ${ROUNDS} opens`,
+  );
+  console.log(
+    `(V8's longest string: ${MAX_STRING} characters, ${fixed(MAX_STRING / MB)} MiB. RSS before open is the process with tsx loaded, after a GC; RSS after open also after a GC; peak is the process's maximum.)`,
+  );
+  console.log(
+    '| conversations | snapshot MB | KB per conversation | past the string limit | open ms | RSS before open MB | RSS after open MB | peak RSS MB | conversations opened |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const store of stores) {
     const done = runs.get(store.size) ?? [];
@@ -354,28 +399,50 @@ async function appendCost(root: string): Promise<void> {
   const free = freeBytes(root);
   const fits = CHECKPOINTS.filter((c) => needed(c) + 1e9 < free);
   if (fits.length < CHECKPOINTS.length) {
-    console.log(`\nAppends stop at ${fits.at(-1) ?? 0} messages: ${gb(free)} free on ${root}, and ${CHECKPOINTS.at(-1)} would write about ${gb(needed(CHECKPOINTS.at(-1)!))}.`);
+    console.log(
+      `\nAppends stop at ${fits.at(-1) ?? 0} messages: ${gb(free)} free on ${root}, and ${CHECKPOINTS.at(-1)} would write about ${gb(needed(CHECKPOINTS.at(-1)!))}.`,
+    );
   }
   if (fits.length === 0) return;
   // The child stops appending at APPEND_MS; a minute past it, it is killed.
   const limitMs = APPEND_MS + 60_000;
   const { lines, timedOut, code } = await runChild(['append', folder], limitMs, {
     env: { ...process.env, BENCH_STORE_MESSAGES: fits.join(',') },
-    onLine: (line) => 'messages' in line && console.error(`  ${String(line.messages)} messages: ${fixed(line.bytesPerAppend as number)} bytes per append`),
+    onLine: (line) =>
+      'messages' in line && console.error(`  ${String(line.messages)} messages: ${fixed(line.bytesPerAppend as number)} bytes per append`),
   });
 
-  const points = lines.filter((line) => 'messages' in line) as unknown as { messages: number; bytesPerAppend: number; msPerAppend: number; pastCap: boolean }[];
-  const end = lines.find((line) => 'reached' in line) as unknown as { reached: number; seconds: number; journalBytes: number; stopped: boolean } | undefined;
-  console.log(`\nBytes written per message append: one conversation, createMessage one at a time (fsync), the journal's growth over the last ${WINDOW} appends / ${WINDOW}`);
+  const points = lines.filter((line) => 'messages' in line) as unknown as {
+    messages: number;
+    bytesPerAppend: number;
+    msPerAppend: number;
+    pastCap: boolean;
+  }[];
+  const end = lines.find((line) => 'reached' in line) as unknown as
+    | { reached: number; seconds: number; journalBytes: number; stopped: boolean }
+    | undefined;
+  console.log(
+    `\nBytes written per message append: one conversation, createMessage one at a time (fsync), the journal's growth over the last ${WINDOW} appends / ${WINDOW}`,
+  );
   console.log('| messages in the conversation | bytes per append | ms per append |');
   console.log('|---|---|---|');
-  for (const point of points) console.log(`| ${point.messages}${point.pastCap ? ' (where the cap stopped it)' : ''} | ${fixed(point.bytesPerAppend)} | ${fixed(point.msPerAppend, 2)} |`);
+  for (const point of points)
+    console.log(
+      `| ${point.messages}${point.pastCap ? ' (where the cap stopped it)' : ''} | ${fixed(point.bytesPerAppend)} | ${fixed(point.msPerAppend, 2)} |`,
+    );
   const [first, last] = [points[0], points.at(-1)];
-  if (first && last && first !== last) console.log(`\nRatio, bytes per append at ${last.messages} / at ${first.messages}: ${fixed(last.bytesPerAppend / first.bytesPerAppend, 1)} (near 1: an append costs what changed)`);
+  if (first && last && first !== last)
+    console.log(
+      `\nRatio, bytes per append at ${last.messages} / at ${first.messages}: ${fixed(last.bytesPerAppend / first.bytesPerAppend, 1)} (near 1: an append costs what changed)`,
+    );
   if (end) {
-    console.log(`Appended ${end.reached} messages in ${fixed(end.seconds, 1)} s; the journal holds ${fixed(end.journalBytes / MB)} MB (${gb(end.journalBytes)})${end.stopped ? `; stopped at the ${APPEND_MS / 1000} s cap (BENCH_STORE_APPEND_SECONDS), after one last window of ${WINDOW} appends` : ''}.`);
+    console.log(
+      `Appended ${end.reached} messages in ${fixed(end.seconds, 1)} s; the journal holds ${fixed(end.journalBytes / MB)} MB (${gb(end.journalBytes)})${end.stopped ? `; stopped at the ${APPEND_MS / 1000} s cap (BENCH_STORE_APPEND_SECONDS), after one last window of ${WINDOW} appends` : ''}.`,
+    );
   } else {
-    console.log(`The append process ${timedOut ? `was killed after ${limitMs / 1000} s` : `exited with ${code}`} before it finished; the table shows what was reached.`);
+    console.log(
+      `The append process ${timedOut ? `was killed after ${limitMs / 1000} s` : `exited with ${code}`} before it finished; the table shows what was reached.`,
+    );
   }
   await rm(folder, { recursive: true, force: true });
 }
@@ -387,7 +454,9 @@ else if (mode === 'append') await childAppend(target!);
 else {
   const root = await mkdtemp(path.join(tmpdir(), 'cms-bench-store-'));
   try {
-    console.log(`bench:store, ${new Date().toISOString()}, Node ${process.version}, temporary folder ${root} (${gb(freeBytes(root))} free)`);
+    console.log(
+      `bench:store, ${new Date().toISOString()}, Node ${process.version}, temporary folder ${root} (${gb(freeBytes(root))} free)`,
+    );
     if (SIZES.length > 0) await openTimes(root);
     else console.log('Open times skipped: BENCH_STORE_SIZES is empty.');
     if (CHECKPOINTS.length > 0) await appendCost(root);

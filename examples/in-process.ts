@@ -22,7 +22,11 @@ try {
       { role: 'USER', fragment: { string: { raw: 'How do I debounce a search box in React?' } } },
       {
         role: 'ASSISTANT',
-        fragment: { string: { raw: 'Keep the query in state and update a debounced copy with setTimeout inside useEffect, clearing the timer on cleanup.' } },
+        fragment: {
+          string: {
+            raw: 'Keep the query in state and update a debounced copy with setTimeout inside useEffect, clearing the timer on cleanup.',
+          },
+        },
       },
       { role: 'USER', fragment: { string: { raw: 'Can I use a custom hook for the debounce so other inputs reuse it?' } } },
     ],

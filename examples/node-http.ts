@@ -6,8 +6,9 @@
  *   npx tsx examples/node-http.ts                        serves on 127.0.0.1:$PORT (default 3001)
  *   EXAMPLE_SELF_TEST=1 npx tsx examples/node-http.ts    starts on a free port, calls itself, exits
  */
-import { createServer } from 'node:http';
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';

@@ -12,20 +12,30 @@
  *   DEFAULT_MODEL    the unique name or id of the model that writes when a conversation names none
  * On SIGINT or SIGTERM it stops accepting, lets requests under way finish, and closes the data.
  */
+
+import path from 'node:path';
 import { startHttpServer } from '../adapters/hono/serve.js';
 import { createService } from '../src/index.js';
-import path from 'node:path';
 import { createLlamaCppRuntime } from '../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../src/runtimes/openai-compatible.js';
 
-const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 const dataDir = process.env.DATA_DIR ?? 'data';
 
 const runtimes = [
   // GGUF files in DATA_DIR/models/<model>/ run in-process once node-llama-cpp is installed; nothing loads until used.
   createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
   ...(process.env.OPENAI_BASE_URL
-    ? [createOpenAiCompatibleRuntime({ baseUrl: process.env.OPENAI_BASE_URL, ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) })]
+    ? [
+        createOpenAiCompatibleRuntime({
+          baseUrl: process.env.OPENAI_BASE_URL,
+          ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
+        }),
+      ]
     : []),
 ];
 const service = await createService({

@@ -43,7 +43,8 @@ export function frozenCopy<T>(value: T, path: readonly (string | number)[] = [],
     return Object.freeze(copy) as T;
   }
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) throw notJson(path, `a ${prototype?.constructor?.name ?? 'non-plain object'} is not a JSON value`);
+  if (prototype !== Object.prototype && prototype !== null)
+    throw notJson(path, `a ${prototype?.constructor?.name ?? 'non-plain object'} is not a JSON value`);
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const nested = frozenCopy((value as Record<string, unknown>)[key], [...path, key], depth + 1);

@@ -1,19 +1,30 @@
-export { createService, type Service, type ServiceOptions, type LinkMethods } from './service.js';
-export type { ListOptions, ReadOptions } from './operations/context.js';
-export { LIMITS } from './limits.js';
-export { SERVICE_VERSION } from './version.js';
+export { type ErrorCode, type InputIssue, isServiceError, ServiceError, type ServiceErrorDetails } from './errors.js';
 export type * from './inputs.js';
-export type { JsonValue } from './schemas/json.js';
+export { LIMITS } from './limits.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
-export { LLM_USAGES, isLlm } from './operations/models.js';
-export type { ModelDownloadProgress } from './operations/model-lifecycle.js';
-export { ServiceError, isServiceError, type ErrorCode, type InputIssue, type ServiceErrorDetails } from './errors.js';
-export type { ChatMessage, ChatOptions, ModelRegistry, ModelRuntime, ReadView, Repository, Summarizer, SummarizerMessage, SummarizerModelInfo, Transaction } from './ports.js';
-export { createMemoryRepository } from './stores/memory.js';
-export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/index.js';
 export { createLocalModelRegistry, type LocalModelRegistryOptions } from './models/local-registry.js';
-export * from './summarizers/index.js';
-export * as schemas from './schemas/index.js';
+export type { ListOptions, ReadOptions } from './operations/context.js';
+export type { ModelDownloadProgress } from './operations/model-lifecycle.js';
+export { isLlm, LLM_USAGES } from './operations/models.js';
+export type {
+  ChatMessage,
+  ChatOptions,
+  ModelRegistry,
+  ModelRuntime,
+  ReadView,
+  Repository,
+  Summarizer,
+  SummarizerMessage,
+  SummarizerModelInfo,
+  Transaction,
+} from './ports.js';
 export type * from './records.js';
 export { COLLECTION_NAMES } from './records.js';
+export * as schemas from './schemas/index.js';
+export type { JsonValue } from './schemas/json.js';
+export { createService, type LinkMethods, type Service, type ServiceOptions } from './service.js';
+export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/index.js';
+export { createMemoryRepository } from './stores/memory.js';
+export * from './summarizers/index.js';
+export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
-import type { conversationSummarizeInputSchema, conversationUpdateSchema, seededScoreIncrementSchema } from './schemas/conversation-inputs.js';
+import type {
+  conversationSummarizeInputSchema,
+  conversationUpdateSchema,
+  seededScoreIncrementSchema,
+} from './schemas/conversation-inputs.js';
 import type { modelDeleteCacheInputSchema, modelUpdateSchema, seededModelSchema } from './schemas/models.js';
 import type {
   seededAnchorSchema,

@@ -1,5 +1,5 @@
-import { RELATION, type Relation } from './relations.js';
 import type { CollectionName } from './records.js';
+import { RELATION, type Relation } from './relations.js';
 
 /** The kinds of record a conversation links to. Each drives one associate and one disassociate. */
 export type LinkKind = 'anchor' | 'asset' | 'website' | 'workstreamSummary' | 'groundingRange' | 'groundingMessage';

@@ -84,14 +84,7 @@ export interface MessageRecord extends BaseRecord {
   readonly groundedConversations: readonly string[];
 }
 
-export type AnnotationType =
-  | 'UNKNOWN'
-  | 'DESCRIPTION'
-  | 'COMMENT'
-  | 'DOCUMENTATION'
-  | 'SUMMARY'
-  | 'EXPLANATION'
-  | 'GIT_COMMIT';
+export type AnnotationType = 'UNKNOWN' | 'DESCRIPTION' | 'COMMENT' | 'DOCUMENTATION' | 'SUMMARY' | 'EXPLANATION' | 'GIT_COMMIT';
 
 export interface AnnotationRecord extends BaseRecord {
   readonly type: AnnotationType;

@@ -1,20 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { LINK_KINDS, type LinkKind } from './links.js';
-import { createDownloads } from './models/downloads.js';
-import { createLocalModelRegistry } from './models/local-registry.js';
-import { ConversationJsonCache } from './render/json-cache.js';
-import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
-import * as conversations from './operations/conversations.js';
-import * as links from './operations/links.js';
-import * as models from './operations/models.js';
-import * as lifecycle from './operations/model-lifecycle.js';
-import type { ModelDownloadProgress } from './operations/model-lifecycle.js';
-import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
-import type { RecordKindName } from './operations/record-kinds.js';
-import { incrementConversationScores } from './operations/scores.js';
-import { renameConversation, summarizeConversation } from './operations/summaries.js';
-import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import type {
   ConversationSummarizeInput,
   ConversationUpdateInput,
@@ -31,6 +16,21 @@ import type {
   SeededWebsiteInput,
   SeededWorkstreamSummaryInput,
 } from './inputs.js';
+import { LINK_KINDS, type LinkKind } from './links.js';
+import { createDownloads } from './models/downloads.js';
+import { createLocalModelRegistry } from './models/local-registry.js';
+import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
+import * as conversations from './operations/conversations.js';
+import * as links from './operations/links.js';
+import type { ModelDownloadProgress } from './operations/model-lifecycle.js';
+import * as lifecycle from './operations/model-lifecycle.js';
+import * as models from './operations/models.js';
+import type { RecordKindName } from './operations/record-kinds.js';
+import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
+import { incrementConversationScores } from './operations/scores.js';
+import { renameConversation, summarizeConversation } from './operations/summaries.js';
+import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
+import { ConversationJsonCache } from './render/json-cache.js';
 import { createJsonFileRepository } from './stores/json-file/index.js';
 import { createMemoryRepository } from './stores/memory.js';
 import { createExtractiveSummarizer } from './summarizers/extractive.js';
@@ -166,9 +166,7 @@ export interface Service extends LinkMethods {
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
   const repository =
     options.repository ??
-    (options.dataDir
-      ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') })
-      : createMemoryRepository());
+    (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository());
   const summarizer = options.summarizer ?? createExtractiveSummarizer();
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
@@ -189,7 +187,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     generationTimeoutMs: options.generationTimeoutMs ?? 60_000,
     logger: options.logger ?? console,
     cacheRoot,
-    downloads: cacheRoot ? createDownloads({ cacheRoot, onFinished: async () => undefined, ...(options.fetch ? { fetch: options.fetch } : {}) }) : undefined,
+    downloads: cacheRoot
+      ? createDownloads({ cacheRoot, onFinished: async () => undefined, ...(options.fetch ? { fetch: options.fetch } : {}) })
+      : undefined,
   };
 
   const records = <T>(kind: RecordKindName) => ({

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ServiceError, type InputIssue } from './errors.js';
+import { type InputIssue, ServiceError } from './errors.js';
 import { LIMITS } from './limits.js';
 
 /**

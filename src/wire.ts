@@ -1,12 +1,4 @@
-import type {
-  AnnotationType,
-  ConversationType,
-  Fragment,
-  MessageRole,
-  ModelRecord,
-  Score,
-  Timestamp,
-} from './records.js';
+import type { AnnotationType, ConversationType, Fragment, MessageRole, ModelRecord, Score, Timestamp } from './records.js';
 
 /**
  * The records as the service answers them: the wire shapes of the Pieces OS API that its official

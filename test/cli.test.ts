@@ -3,7 +3,7 @@
  * list` against it, clear messages for a port and a data folder in use, and a graceful stop on
  * SIGINT that releases the data folder.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVICE_VERSION } from '../src/index.js';

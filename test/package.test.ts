@@ -15,7 +15,13 @@ const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 let project: string;
 
 const sh = (command: string, args: string[], cwd: string) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+  execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 180_000,
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+  });
 
 beforeAll(async () => {
   const packs = await tempDir('cms-pack-');
@@ -45,7 +51,14 @@ describe('the packed package in a fresh project', () => {
   });
 
   it('loads with require() (Node 20.19 and later)', () => {
-    const out = sh('node', ['-e', "const m = require('conversation-model-service'); console.log(typeof m.createService, typeof require('conversation-model-service/adapters/hono').createHonoRouter)"], project);
+    const out = sh(
+      'node',
+      [
+        '-e',
+        "const m = require('conversation-model-service'); console.log(typeof m.createService, typeof require('conversation-model-service/adapters/hono').createHonoRouter)",
+      ],
+      project,
+    );
     expect(out.trim()).toBe('function function');
   });
 

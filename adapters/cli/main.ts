@@ -12,10 +12,10 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startHttpServer } from '../hono/serve.js';
 import { createService, SERVICE_VERSION } from '../../src/index.js';
 import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
+import { startHttpServer } from '../hono/serve.js';
 
 const HELP = `conversation-model-service ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.
 
@@ -31,7 +31,11 @@ Usage:
   conversation-model-service --help | --version
 `;
 
-const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 async function serve(flags: { port?: string; host?: string; 'data-dir'?: string }): Promise<void> {
   const dataDir = flags['data-dir'] ?? process.env.DATA_DIR ?? 'data';
@@ -42,7 +46,12 @@ async function serve(flags: { port?: string; host?: string; 'data-dir'?: string 
       runtimes: [
         createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
         ...(process.env.OPENAI_BASE_URL
-          ? [createOpenAiCompatibleRuntime({ baseUrl: process.env.OPENAI_BASE_URL, ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) })]
+          ? [
+              createOpenAiCompatibleRuntime({
+                baseUrl: process.env.OPENAI_BASE_URL,
+                ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
+              }),
+            ]
           : []),
       ],
       ...(process.env.DEFAULT_MODEL ? { defaultModel: process.env.DEFAULT_MODEL } : {}),
@@ -64,7 +73,11 @@ async function serve(flags: { port?: string; host?: string; 'data-dir'?: string 
   } catch (error) {
     await service.close();
     const code = (error as NodeJS.ErrnoException).code;
-    fail(code === 'EADDRINUSE' ? `Port ${port} on ${host} is in use: stop what listens there, or choose another with --port.` : (error as Error).message);
+    fail(
+      code === 'EADDRINUSE'
+        ? `Port ${port} on ${host} is in use: stop what listens there, or choose another with --port.`
+        : (error as Error).message,
+    );
   }
   console.log(`Listening on ${server.url} (data in ${dataDir})`);
   const running = { server, service };
@@ -90,15 +103,20 @@ async function models(args: string[], url: string): Promise<void> {
   const [command, model] = args;
   const headers: Record<string, string> = process.env.API_TOKEN ? { Authorization: `Bearer ${process.env.API_TOKEN}` } : {};
   const call = async (method: string, route: string) => {
-    const response = await fetch(`${url}${route}`, { method, headers }).catch((error: Error) => fail(`Cannot reach ${url}: ${error.message}. Is the server running (conversation-model-service serve)?`));
+    const response = await fetch(`${url}${route}`, { method, headers }).catch((error: Error) =>
+      fail(`Cannot reach ${url}: ${error.message}. Is the server running (conversation-model-service serve)?`),
+    );
     const text = await response.text();
     if (!response.ok) fail(`${method} ${route} answered ${response.status}: ${text}`);
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   };
   if (command === 'list') {
-    const { iterable } = (await call('GET', '/models')) as { iterable: { id: string; name: string; loaded?: boolean; downloaded?: boolean; custom?: boolean }[] };
+    const { iterable } = (await call('GET', '/models')) as {
+      iterable: { id: string; name: string; loaded?: boolean; downloaded?: boolean; custom?: boolean }[];
+    };
     console.log(['ID', 'NAME', 'CUSTOM', 'DOWNLOADED', 'LOADED'].join('\t'));
-    for (const m of iterable) console.log([m.id, m.name, m.custom ? 'yes' : 'no', m.downloaded ? 'yes' : 'no', m.loaded ? 'yes' : 'no'].join('\t'));
+    for (const m of iterable)
+      console.log([m.id, m.name, m.custom ? 'yes' : 'no', m.downloaded ? 'yes' : 'no', m.loaded ? 'yes' : 'no'].join('\t'));
     return;
   }
   if (!model) fail(`models ${command ?? ''} needs a model id.\n\n${HELP}`);
@@ -111,7 +129,10 @@ async function models(args: string[], url: string): Promise<void> {
   if (command === 'pull') {
     await call('POST', `/model/${id}/download`);
     for (;;) {
-      const { status, percentage } = (await call('GET', `/model/${id}/download/progress`)) as { status: string; percentage?: number | null };
+      const { status, percentage } = (await call('GET', `/model/${id}/download/progress`)) as {
+        status: string;
+        percentage?: number | null;
+      };
       process.stdout.write(`\r${status} ${percentage == null ? '' : `${percentage.toFixed(1)}%`}   `);
       if (status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELED') {
         process.stdout.write('\n');

@@ -18,7 +18,9 @@ export async function readBodyText(c: Context<RouterEnv>, maxBytes: number): Pro
     // Too much to read and throw away: refuse at once, and close.
     c.set('body', '');
     c.header('Connection', 'close');
-    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBytes} bytes).`, { limit: maxBytes });
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBytes} bytes).`, {
+      limit: maxBytes,
+    });
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -30,7 +32,9 @@ export async function readBodyText(c: Context<RouterEnv>, maxBytes: number): Pro
   });
   if (size > maxBytes) {
     if (!complete) c.header('Connection', 'close');
-    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBytes} bytes).`, { limit: maxBytes });
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than this service accepts (${maxBytes} bytes).`, {
+      limit: maxBytes,
+    });
   }
   return Buffer.concat(chunks).toString('utf8');
 }

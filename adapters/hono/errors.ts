@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type ErrorCode, isServiceError, type ServiceError } from '../../src/index.js';
 import { discardUnreadBody } from './body.js';
-import { isServiceError, ServiceError, type ErrorCode } from '../../src/index.js';
 
 /** The one table from error codes to HTTP statuses. A new code does not compile until mapped here. */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {

@@ -1,4 +1,4 @@
-export { createHonoRouter, type HonoRouterOptions } from './router.js';
+export { type RouterLogger, STATUS_BY_CODE, type StatusOverrides } from './errors.js';
 export { createOpenApiDocument } from './openapi.js';
+export { createHonoRouter, type HonoRouterOptions } from './router.js';
 export { isLoopbackHost, type WebOriginOptions } from './web-origin.js';
-export { STATUS_BY_CODE, type RouterLogger, type StatusOverrides } from './errors.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LINK_KINDS, SERVICE_VERSION, type LinkKind } from '../../src/index.js';
+import { LINK_KINDS, type LinkKind, SERVICE_VERSION } from '../../src/index.js';
 import { answerSchemas } from '../../src/schemas/answers.js';
 import {
   conversationSummarizeInputSchema,
@@ -100,12 +100,47 @@ const LINK_LABELS: Readonly<Record<LinkKind, string>> = {
 
 /** The client's operation names and the schemas of the record routes, by record kind. */
 const RECORD_OPERATIONS: Readonly<
-  Record<keyof typeof RECORD_ROUTES, { create: string; list: string; delete: string; seed: InputName; one: AnswerName; many: AnswerName; tag: string }>
+  Record<
+    keyof typeof RECORD_ROUTES,
+    { create: string; list: string; delete: string; seed: InputName; one: AnswerName; many: AnswerName; tag: string }
+  >
 > = {
-  anchors: { create: 'anchorsCreateNewAnchor', list: 'anchorsSnapshot', delete: 'anchorsDeleteSpecificAnchor', seed: 'SeededAnchor', one: 'Anchor', many: 'Anchors', tag: 'Anchors' },
-  assets: { create: 'assetsCreateNewAsset', list: 'assetsSnapshot', delete: 'assetsDeleteAsset', seed: 'SeededAsset', one: 'Asset', many: 'Assets', tag: 'Assets' },
-  websites: { create: 'websitesCreateNewWebsite', list: 'websitesSnapshot', delete: 'websitesDeleteSpecificWebsite', seed: 'SeededWebsite', one: 'Website', many: 'Websites', tag: 'Websites' },
-  ranges: { create: 'rangesCreateNewRange', list: 'rangesSnapshot', delete: 'rangesDeleteSpecificRange', seed: 'SeededRange', one: 'Range', many: 'Ranges', tag: 'Ranges' },
+  anchors: {
+    create: 'anchorsCreateNewAnchor',
+    list: 'anchorsSnapshot',
+    delete: 'anchorsDeleteSpecificAnchor',
+    seed: 'SeededAnchor',
+    one: 'Anchor',
+    many: 'Anchors',
+    tag: 'Anchors',
+  },
+  assets: {
+    create: 'assetsCreateNewAsset',
+    list: 'assetsSnapshot',
+    delete: 'assetsDeleteAsset',
+    seed: 'SeededAsset',
+    one: 'Asset',
+    many: 'Assets',
+    tag: 'Assets',
+  },
+  websites: {
+    create: 'websitesCreateNewWebsite',
+    list: 'websitesSnapshot',
+    delete: 'websitesDeleteSpecificWebsite',
+    seed: 'SeededWebsite',
+    one: 'Website',
+    many: 'Websites',
+    tag: 'Websites',
+  },
+  ranges: {
+    create: 'rangesCreateNewRange',
+    list: 'rangesSnapshot',
+    delete: 'rangesDeleteSpecificRange',
+    seed: 'SeededRange',
+    one: 'Range',
+    many: 'Ranges',
+    tag: 'Ranges',
+  },
   workstreamSummaries: {
     create: 'workstreamSummariesCreateNewWorkstreamSummary',
     list: 'workstreamSummariesSnapshot',
@@ -129,18 +164,113 @@ const RECORD_OPERATIONS: Readonly<
 /** Every route of `createHonoRouter`, except the document and the docs page themselves. */
 export function describedOperations(): OperationSpec[] {
   const ops: OperationSpec[] = [
-    { method: 'get', path: '/.well-known/health', operationId: 'getWellKnownHealth', tag: 'Well known', summary: 'Is the service up? Answers `ok`.', answer: 'text' },
-    { method: 'get', path: '/.well-known/version', operationId: 'getWellKnownVersion', tag: 'Well known', summary: "The service's version.", answer: 'text' },
+    {
+      method: 'get',
+      path: '/.well-known/health',
+      operationId: 'getWellKnownHealth',
+      tag: 'Well known',
+      summary: 'Is the service up? Answers `ok`.',
+      answer: 'text',
+    },
+    {
+      method: 'get',
+      path: '/.well-known/version',
+      operationId: 'getWellKnownVersion',
+      tag: 'Well known',
+      summary: "The service's version.",
+      answer: 'text',
+    },
 
-    { method: 'post', path: '/conversations/create', operationId: 'conversationsCreateSpecificConversation', tag: 'Conversations', summary: 'Create a conversation, with its first messages and links if given.', query: 'read', body: { schema: 'SeededConversation', required: true }, answer: 'Conversation', errors: [422] },
-    { method: 'get', path: '/conversations', operationId: 'conversationsSnapshot', tag: 'Conversations', summary: 'List the conversations (paged with limit and offset).', query: 'list', answer: 'Conversations' },
-    { method: 'post', path: '/conversations/:conversation/delete', operationId: 'conversationsDeleteSpecificConversation', tag: 'Conversations', summary: 'Delete a conversation and its messages.', answer: 'none', errors: NOT_FOUND },
-    { method: 'post', path: '/conversation/update', operationId: 'conversationUpdate', tag: 'Conversation', summary: "Change a conversation's name, favorite, type, model, application, pipeline, demo or deleted.", query: 'read', body: { schema: 'ConversationUpdate', required: true }, answer: 'Conversation', errors: NOT_FOUND },
-    { method: 'get', path: '/conversation/:conversation', operationId: 'conversationGetSpecificConversation', tag: 'Conversation', summary: 'One conversation with its messages. An unknown conversation answers 410, as the API declares.', query: 'read', answer: 'Conversation', errors: [410] },
-    { method: 'get', path: '/conversation/:conversation/messages', operationId: 'conversationSpecificConversationMessages', tag: 'Conversation', summary: "A conversation's messages, in order (paged with limit and offset).", query: 'list', answer: 'ConversationMessages', errors: NOT_FOUND },
-    { method: 'post', path: '/conversation/:conversation/rename', operationId: 'conversationSpecificConversationRename', tag: 'Conversation', summary: 'Name a conversation from its messages.', query: 'read', answer: 'Conversation', errors: [404, 422] },
-    { method: 'post', path: '/conversation/:conversation/summarize', operationId: 'conversationSummarize', tag: 'Conversation', summary: 'Summarize a conversation (or some of its messages) into a SUMMARY annotation.', body: { schema: 'ConversationSummarizeInput' }, answer: 'ConversationSummarizeOutput', errors: [404, 422] },
-    { method: 'post', path: '/conversation/:conversation/scores/increment', operationId: 'conversationScoresIncrement', tag: 'Conversation', summary: "Add one to each score field set to true in the body's `conversation`.", body: { schema: 'SeededScoreIncrement' }, answer: 'none', errors: NOT_FOUND },
+    {
+      method: 'post',
+      path: '/conversations/create',
+      operationId: 'conversationsCreateSpecificConversation',
+      tag: 'Conversations',
+      summary: 'Create a conversation, with its first messages and links if given.',
+      query: 'read',
+      body: { schema: 'SeededConversation', required: true },
+      answer: 'Conversation',
+      errors: [422],
+    },
+    {
+      method: 'get',
+      path: '/conversations',
+      operationId: 'conversationsSnapshot',
+      tag: 'Conversations',
+      summary: 'List the conversations (paged with limit and offset).',
+      query: 'list',
+      answer: 'Conversations',
+    },
+    {
+      method: 'post',
+      path: '/conversations/:conversation/delete',
+      operationId: 'conversationsDeleteSpecificConversation',
+      tag: 'Conversations',
+      summary: 'Delete a conversation and its messages.',
+      answer: 'none',
+      errors: NOT_FOUND,
+    },
+    {
+      method: 'post',
+      path: '/conversation/update',
+      operationId: 'conversationUpdate',
+      tag: 'Conversation',
+      summary: "Change a conversation's name, favorite, type, model, application, pipeline, demo or deleted.",
+      query: 'read',
+      body: { schema: 'ConversationUpdate', required: true },
+      answer: 'Conversation',
+      errors: NOT_FOUND,
+    },
+    {
+      method: 'get',
+      path: '/conversation/:conversation',
+      operationId: 'conversationGetSpecificConversation',
+      tag: 'Conversation',
+      summary: 'One conversation with its messages. An unknown conversation answers 410, as the API declares.',
+      query: 'read',
+      answer: 'Conversation',
+      errors: [410],
+    },
+    {
+      method: 'get',
+      path: '/conversation/:conversation/messages',
+      operationId: 'conversationSpecificConversationMessages',
+      tag: 'Conversation',
+      summary: "A conversation's messages, in order (paged with limit and offset).",
+      query: 'list',
+      answer: 'ConversationMessages',
+      errors: NOT_FOUND,
+    },
+    {
+      method: 'post',
+      path: '/conversation/:conversation/rename',
+      operationId: 'conversationSpecificConversationRename',
+      tag: 'Conversation',
+      summary: 'Name a conversation from its messages.',
+      query: 'read',
+      answer: 'Conversation',
+      errors: [404, 422],
+    },
+    {
+      method: 'post',
+      path: '/conversation/:conversation/summarize',
+      operationId: 'conversationSummarize',
+      tag: 'Conversation',
+      summary: 'Summarize a conversation (or some of its messages) into a SUMMARY annotation.',
+      body: { schema: 'ConversationSummarizeInput' },
+      answer: 'ConversationSummarizeOutput',
+      errors: [404, 422],
+    },
+    {
+      method: 'post',
+      path: '/conversation/:conversation/scores/increment',
+      operationId: 'conversationScoresIncrement',
+      tag: 'Conversation',
+      summary: "Add one to each score field set to true in the body's `conversation`.",
+      body: { schema: 'SeededScoreIncrement' },
+      answer: 'none',
+      errors: NOT_FOUND,
+    },
   ];
 
   for (const kind of Object.keys(LINK_KINDS) as LinkKind[]) {
@@ -166,32 +296,176 @@ export function describedOperations(): OperationSpec[] {
   }
 
   ops.push(
-    { method: 'post', path: '/messages/create', operationId: 'messagesCreateSpecificMessage', tag: 'Messages', summary: 'Add a message at the end of its conversation.', query: 'read', body: { schema: 'SeededConversationMessage', required: true }, answer: 'ConversationMessage', errors: [404, 422] },
-    { method: 'post', path: '/messages/:message/delete', operationId: 'messagesDeleteSpecificMessage', tag: 'Messages', summary: 'Delete a message.', answer: 'none', errors: NOT_FOUND },
+    {
+      method: 'post',
+      path: '/messages/create',
+      operationId: 'messagesCreateSpecificMessage',
+      tag: 'Messages',
+      summary: 'Add a message at the end of its conversation.',
+      query: 'read',
+      body: { schema: 'SeededConversationMessage', required: true },
+      answer: 'ConversationMessage',
+      errors: [404, 422],
+    },
+    {
+      method: 'post',
+      path: '/messages/:message/delete',
+      operationId: 'messagesDeleteSpecificMessage',
+      tag: 'Messages',
+      summary: 'Delete a message.',
+      answer: 'none',
+      errors: NOT_FOUND,
+    },
   );
 
-  for (const [key, route] of Object.entries(RECORD_ROUTES) as [keyof typeof RECORD_ROUTES, (typeof RECORD_ROUTES)[keyof typeof RECORD_ROUTES]][]) {
+  for (const [key, route] of Object.entries(RECORD_ROUTES) as [
+    keyof typeof RECORD_ROUTES,
+    (typeof RECORD_ROUTES)[keyof typeof RECORD_ROUTES],
+  ][]) {
     const op = RECORD_OPERATIONS[key];
     ops.push(
-      { method: 'post', path: `/${route.path}/create`, operationId: op.create, tag: op.tag, summary: `Create ${op.one === 'Anchor' || op.one === 'Asset' || op.one === 'Annotation' ? 'an' : 'a'} ${op.one}.`, query: 'read', body: { schema: op.seed, required: true }, answer: op.one, errors: [404, 422] },
-      { method: 'get', path: `/${route.path}`, operationId: op.list, tag: op.tag, summary: `List the ${op.tag.toLowerCase()} (paged with limit and offset).`, query: 'list', answer: op.many },
-      { method: 'post', path: `/${route.path}/:id/delete`, operationId: op.delete, tag: op.tag, summary: `Delete ${op.one === 'Anchor' || op.one === 'Asset' || op.one === 'Annotation' ? 'an' : 'a'} ${op.one}.`, answer: 'none', errors: NOT_FOUND },
+      {
+        method: 'post',
+        path: `/${route.path}/create`,
+        operationId: op.create,
+        tag: op.tag,
+        summary: `Create ${op.one === 'Anchor' || op.one === 'Asset' || op.one === 'Annotation' ? 'an' : 'a'} ${op.one}.`,
+        query: 'read',
+        body: { schema: op.seed, required: true },
+        answer: op.one,
+        errors: [404, 422],
+      },
+      {
+        method: 'get',
+        path: `/${route.path}`,
+        operationId: op.list,
+        tag: op.tag,
+        summary: `List the ${op.tag.toLowerCase()} (paged with limit and offset).`,
+        query: 'list',
+        answer: op.many,
+      },
+      {
+        method: 'post',
+        path: `/${route.path}/:id/delete`,
+        operationId: op.delete,
+        tag: op.tag,
+        summary: `Delete ${op.one === 'Anchor' || op.one === 'Asset' || op.one === 'Annotation' ? 'an' : 'a'} ${op.one}.`,
+        answer: 'none',
+        errors: NOT_FOUND,
+      },
     );
   }
 
   ops.push(
-    { method: 'get', path: '/models', operationId: 'modelsSnapshot', tag: 'Models', summary: 'List the models: built in, offered by the runtimes, and created.', answer: 'Models' },
-    { method: 'post', path: '/models/create', operationId: 'modelsCreateNewModel', tag: 'Models', summary: 'Create a custom model.', body: { schema: 'SeededModel', required: true }, answer: 'Model', errors: [409] },
-    { method: 'post', path: '/models/unload', operationId: 'unloadModels', tag: 'Models', summary: 'Unload every loaded model.', answer: 'none' },
-    { method: 'post', path: '/models/:model/delete', operationId: 'modelsDeleteSpecificModel', tag: 'Models', summary: 'Delete a custom model.', answer: 'none', errors: NOT_FOUND },
-    { method: 'get', path: '/model/:model', operationId: 'modelsSpecificModelSnapshot', tag: 'Model', summary: 'One model.', answer: 'Model', errors: NOT_FOUND },
-    { method: 'post', path: '/model/update', operationId: 'modelUpdate', tag: 'Model', summary: "Change a custom model's fields.", body: { schema: 'ModelUpdate', required: true }, answer: 'Model', errors: MODEL_ERRORS },
-    { method: 'post', path: '/model/:model/load', operationId: 'modelSpecificModelLoad', tag: 'Model', summary: 'Load a model into memory.', answer: 'Model', errors: MODEL_ERRORS },
-    { method: 'post', path: '/model/:model/unload', operationId: 'modelSpecificModelUnload', tag: 'Model', summary: "Free a model's memory.", answer: 'Model', errors: MODEL_ERRORS },
-    { method: 'post', path: '/model/:model/download', operationId: 'modelSpecificModelDownload', tag: 'Model', summary: "Start downloading a model's file.", answer: 'Model', errors: MODEL_ERRORS },
-    { method: 'post', path: '/model/:model/download/cancel', operationId: 'modelSpecificModelDownloadCancel', tag: 'Model', summary: "Cancel a model's download.", answer: 'Model', errors: MODEL_ERRORS },
-    { method: 'get', path: '/model/:model/download/progress', operationId: 'modelSpecificModelDownloadProgress', tag: 'Model', summary: "Where a model's download stands.", answer: 'ModelDownloadProgress', errors: NOT_FOUND },
-    { method: 'post', path: '/models/:model/delete/cache', operationId: 'modelsDeleteSpecificModelCache', tag: 'Models', summary: "Delete a model's downloaded file.", body: { schema: 'ModelDeleteCacheInput' }, answer: 'ModelDeleteCacheOutput', errors: MODEL_ERRORS },
+    {
+      method: 'get',
+      path: '/models',
+      operationId: 'modelsSnapshot',
+      tag: 'Models',
+      summary: 'List the models: built in, offered by the runtimes, and created.',
+      answer: 'Models',
+    },
+    {
+      method: 'post',
+      path: '/models/create',
+      operationId: 'modelsCreateNewModel',
+      tag: 'Models',
+      summary: 'Create a custom model.',
+      body: { schema: 'SeededModel', required: true },
+      answer: 'Model',
+      errors: [409],
+    },
+    {
+      method: 'post',
+      path: '/models/unload',
+      operationId: 'unloadModels',
+      tag: 'Models',
+      summary: 'Unload every loaded model.',
+      answer: 'none',
+    },
+    {
+      method: 'post',
+      path: '/models/:model/delete',
+      operationId: 'modelsDeleteSpecificModel',
+      tag: 'Models',
+      summary: 'Delete a custom model.',
+      answer: 'none',
+      errors: NOT_FOUND,
+    },
+    {
+      method: 'get',
+      path: '/model/:model',
+      operationId: 'modelsSpecificModelSnapshot',
+      tag: 'Model',
+      summary: 'One model.',
+      answer: 'Model',
+      errors: NOT_FOUND,
+    },
+    {
+      method: 'post',
+      path: '/model/update',
+      operationId: 'modelUpdate',
+      tag: 'Model',
+      summary: "Change a custom model's fields.",
+      body: { schema: 'ModelUpdate', required: true },
+      answer: 'Model',
+      errors: MODEL_ERRORS,
+    },
+    {
+      method: 'post',
+      path: '/model/:model/load',
+      operationId: 'modelSpecificModelLoad',
+      tag: 'Model',
+      summary: 'Load a model into memory.',
+      answer: 'Model',
+      errors: MODEL_ERRORS,
+    },
+    {
+      method: 'post',
+      path: '/model/:model/unload',
+      operationId: 'modelSpecificModelUnload',
+      tag: 'Model',
+      summary: "Free a model's memory.",
+      answer: 'Model',
+      errors: MODEL_ERRORS,
+    },
+    {
+      method: 'post',
+      path: '/model/:model/download',
+      operationId: 'modelSpecificModelDownload',
+      tag: 'Model',
+      summary: "Start downloading a model's file.",
+      answer: 'Model',
+      errors: MODEL_ERRORS,
+    },
+    {
+      method: 'post',
+      path: '/model/:model/download/cancel',
+      operationId: 'modelSpecificModelDownloadCancel',
+      tag: 'Model',
+      summary: "Cancel a model's download.",
+      answer: 'Model',
+      errors: MODEL_ERRORS,
+    },
+    {
+      method: 'get',
+      path: '/model/:model/download/progress',
+      operationId: 'modelSpecificModelDownloadProgress',
+      tag: 'Model',
+      summary: "Where a model's download stands.",
+      answer: 'ModelDownloadProgress',
+      errors: NOT_FOUND,
+    },
+    {
+      method: 'post',
+      path: '/models/:model/delete/cache',
+      operationId: 'modelsDeleteSpecificModelCache',
+      tag: 'Models',
+      summary: "Delete a model's downloaded file.",
+      body: { schema: 'ModelDeleteCacheInput' },
+      answer: 'ModelDeleteCacheOutput',
+      errors: MODEL_ERRORS,
+    },
   );
   return ops;
 }
@@ -241,14 +515,32 @@ const QUERY_PARAMETERS = {
     description: 'With `false`, message and format fragments leave out their text (`fragment.string`). Default: true.',
     schema: { type: 'boolean' },
   },
-  limit: { name: 'limit', in: 'query', required: false, description: 'At most this many items in the page.', schema: { type: 'integer', minimum: 0 } },
-  offset: { name: 'offset', in: 'query', required: false, description: 'Skip this many items (see `next` in the answer).', schema: { type: 'integer', minimum: 0 } },
+  limit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'At most this many items in the page.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  offset: {
+    name: 'offset',
+    in: 'query',
+    required: false,
+    description: 'Skip this many items (see `next` in the answer).',
+    schema: { type: 'integer', minimum: 0 },
+  },
 };
 
 function operationObject(op: OperationSpec): JsonObject {
   const parameters: JsonObject[] = [];
   for (const match of op.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
-    parameters.push({ name: match[1], in: 'path', required: true, description: 'A record id.', schema: { type: 'string', minLength: 1, maxLength: 512 } });
+    parameters.push({
+      name: match[1],
+      in: 'path',
+      required: true,
+      description: 'A record id.',
+      schema: { type: 'string', minLength: 1, maxLength: 512 },
+    });
   }
   if (op.query === 'read' || op.query === 'list') parameters.push(QUERY_PARAMETERS.transferables);
   if (op.query === 'list') parameters.push(QUERY_PARAMETERS.limit, QUERY_PARAMETERS.offset);
@@ -309,7 +601,7 @@ function buildDocument(): JsonObject {
       title: 'Conversation model service',
       version: SERVICE_VERSION,
       description:
-        'The conversation and model part of the Pieces OS local API. Operation ids are the official client\'s method names. ' +
+        "The conversation and model part of the Pieces OS local API. Operation ids are the official client's method names. " +
         'Every request may carry `Authorization: Bearer <token>` (required when the service has a token). ' +
         'Browser pages may only call the service from origins it allows, so this page cannot send requests ("Try it out" is off): use the official client, curl, or an allowed origin.',
     },

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { ServiceError, type ListOptions } from '../../src/index.js';
+import { type ListOptions, ServiceError } from '../../src/index.js';
 import { readBodyText } from './body.js';
 import type { RouterEnv } from './errors.js';
 

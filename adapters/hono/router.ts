@@ -1,11 +1,11 @@
-import { Hono, type Context } from 'hono';
-import { LINK_KINDS, SERVICE_VERSION, type LinkKind, type ListOf, type Service } from '../../src/index.js';
+import { type Context, Hono } from 'hono';
+import { LINK_KINDS, type LinkKind, type ListOf, SERVICE_VERSION, type Service } from '../../src/index.js';
 import { mountApiDocs } from './docs-page.js';
 import { createOnError, type RouterEnv, type RouterLogger } from './errors.js';
 import { jsonAnswer } from './json-answer.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
 import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
-import { webOriginGuards, type WebOriginOptions } from './web-origin.js';
+import { type WebOriginOptions, webOriginGuards } from './web-origin.js';
 
 export interface HonoRouterOptions extends WebOriginOptions {
   /** Largest request body accepted, in bytes; larger ones answer 413. Default: 10 MiB. */
@@ -130,12 +130,8 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   app.post('/model/:model/download', async (c) => jsonAnswer(c, await service.downloadModel(param(c, 'model'))));
   app.post('/model/:model/download/cancel', async (c) => jsonAnswer(c, await service.cancelModelDownload(param(c, 'model'))));
   app.get('/model/:model/download/progress', async (c) => jsonAnswer(c, await service.modelDownloadProgress(param(c, 'model'))));
-  app.post('/models/:model/delete/cache', async (c) =>
-    jsonAnswer(c, await service.deleteModelCache(param(c, 'model'), readJsonBody(c))),
-  );
+  app.post('/models/:model/delete/cache', async (c) => jsonAnswer(c, await service.deleteModelCache(param(c, 'model'), readJsonBody(c))));
 
-  app.notFound((c) =>
-    c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}.` } }, 404),
-  );
+  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}.` } }, 404));
   return app;
 }

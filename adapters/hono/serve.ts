@@ -1,4 +1,4 @@
-import { createServer, Server, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Service } from '../../src/index.js';

@@ -45,14 +45,22 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
     const hostHeader = c.req.header('host') ?? new URL(c.req.url).host;
     const hostName = hostNameOf(hostHeader);
     if (hosts !== '*' && !isLoopbackHost(hostName) && !hosts.has(hostName)) {
-      throw new ServiceError('FORBIDDEN', `Requests for host "${hostHeader}" are refused; this service answers loopback names and its configured hosts.`);
+      throw new ServiceError(
+        'FORBIDDEN',
+        `Requests for host "${hostHeader}" are refused; this service answers loopback names and its configured hosts.`,
+      );
     }
     const origin = c.req.header('origin');
     if (origin !== undefined) {
       if (!isAllowedOrigin(origin)) {
-        throw new ServiceError('FORBIDDEN', `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`);
+        throw new ServiceError(
+          'FORBIDDEN',
+          `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`,
+        );
       }
-    } else if (isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.header('sec-fetch-dest'), c.req.method)) {
+    } else if (
+      isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.header('sec-fetch-dest'), c.req.method)
+    ) {
       // A browser request without Origin (an image, a script tag) from another site: never ours.
       throw new ServiceError('FORBIDDEN', 'Cross-site requests from web pages are refused.');
     }
@@ -114,7 +122,12 @@ function hostNameOf(hostHeader: string): string {
   return normalizeHostName(colon === -1 ? hostHeader : hostHeader.slice(0, colon));
 }
 
-const normalizeHostName = (name: string) => name.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+const normalizeHostName = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 const normalizeOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/+$/, '');
 
 /**

@@ -40,7 +40,9 @@ export function proseWords(text: string): string[] {
 /** The baseline title: the first 8 words of the first user message, code blocks removed. */
 export function first8(chat: DevChat): string {
   const first = chat.messages.find((m) => m.role === 'USER');
-  return proseWords(first?.text ?? '').slice(0, 8).join(' ');
+  return proseWords(first?.text ?? '')
+    .slice(0, 8)
+    .join(' ');
 }
 
 /** The conversation's first `n` words, code removed, messages in order. */
@@ -55,9 +57,11 @@ export function opening(chat: DevChat, n: number): string {
 
 // Function words left out of the reference title's content words (stems of the `rouge_score` tokens).
 const STOP = new Set(
-  ('a an the and or but of to in on for with from by at as is are be was were it its this that these those ' +
+  (
+    'a an the and or but of to in on for with from by at as is are be was were it its this that these those ' +
     'i you we my your our via into onto up out about over not no do does did how what why when where which ' +
-    'vs new').split(' '),
+    'vs new'
+  ).split(' '),
 );
 
 /** The reference title's content tokens (stemmed as ROUGE stems them), without repeats. */
@@ -127,8 +131,14 @@ export function devChatFigures(chats: readonly DevChat[], results: readonly DevC
     openingShare: 100 * mean(openings),
     emptyTitles: results.filter((r) => r.title.trim() === '').length,
     emptySummaries: results.filter((r) => r.summary.trim() === '').length,
-    p50: percentile(results.map((r) => r.ms), 0.5),
-    p95: percentile(results.map((r) => r.ms), 0.95),
+    p50: percentile(
+      results.map((r) => r.ms),
+      0.5,
+    ),
+    p95: percentile(
+      results.map((r) => r.ms),
+      0.95,
+    ),
     titleWords: mean(results.map((r) => proseWords(r.title).length)),
     summaryWords: mean(results.map((r) => proseWords(r.summary).length)),
   };
@@ -139,7 +149,7 @@ export function formatDevChatFigures(label: string, f: DevChatFigures): string {
   return [
     `${label} (${f.count} conversations)`,
     '',
-    '| titles vs the tools\' titles | ROUGE-1 | ROUGE-L |',
+    "| titles vs the tools' titles | ROUGE-1 | ROUGE-L |",
     '|---|---:|---:|',
     `| ours | ${n(f.title.r1)} | ${n(f.title.rl)} |`,
     `| first 8 words of the first user message | ${n(f.baseline.r1)} | ${n(f.baseline.rl)} |`,

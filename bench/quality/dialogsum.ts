@@ -52,7 +52,14 @@ export async function readDialogues(file: string): Promise<Dialogue[]> {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line, i) => {
-      const row = JSON.parse(line) as { fname?: string; dialogue: string; summary?: string; summary1?: string; topic?: string; topic1?: string };
+      const row = JSON.parse(line) as {
+        fname?: string;
+        dialogue: string;
+        summary?: string;
+        summary1?: string;
+        topic?: string;
+        topic1?: string;
+      };
       // The test split has `summary1..3` and `topic1..3`; the first reference is used.
       return {
         id: row.fname ?? `line-${i + 1}`,
@@ -69,5 +76,8 @@ export async function readDialogues(file: string): Promise<Dialogue[]> {
  * names the references use.
  */
 export function lead3(turns: readonly Turn[], named = false): string {
-  return turns.slice(0, 3).map((t) => (named ? `${t.speaker}: ${t.text}` : t.text)).join(' ');
+  return turns
+    .slice(0, 3)
+    .map((t) => (named ? `${t.speaker}: ${t.text}` : t.text))
+    .join(' ');
 }

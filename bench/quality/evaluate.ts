@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { createService, isServiceError, type Summarizer } from '../../src/index.js';
 import type { MessageRole } from '../../src/records.js';
-import { rouge, type RougeScores } from './rouge.js';
+import { type RougeScores, rouge } from './rouge.js';
 
 export interface Case {
   readonly id: string;
@@ -124,8 +124,14 @@ export function figures(results: readonly CaseResult[]): Figures {
     titleR1: 100 * mean(results.map((r) => r.titleRouge1)),
     emptyTitles: results.filter((r) => r.title.trim() === '').length,
     emptySummaries: results.filter((r) => r.summary.trim() === '').length,
-    p50: percentile(results.map((r) => r.ms), 0.5),
-    p95: percentile(results.map((r) => r.ms), 0.95),
+    p50: percentile(
+      results.map((r) => r.ms),
+      0.5,
+    ),
+    p95: percentile(
+      results.map((r) => r.ms),
+      0.95,
+    ),
     summaryWords: mean(results.map((r) => words(r.summary))),
     titleWords: mean(results.map((r) => words(r.title))),
   };
@@ -143,7 +149,8 @@ export function formatFigures(label: string, f: Figures): string {
     `| LEAD-3 | ${n(f.lead3.r1)} | ${n(f.lead3.r2)} | ${n(f.lead3.rl)} |`,
     ...(f.lead3Named ? [`| LEAD-3, speaker names kept | ${n(f.lead3Named.r1)} | ${n(f.lead3Named.r2)} | ${n(f.lead3Named.rl)} |`] : []),
     '',
-    `ours / LEAD-3 (ROUGE-1): ${f.ratio.toFixed(2)}×` + (f.lead3Named ? `; ours / LEAD-3 with speaker names: ${(f.ours.r1 / f.lead3Named.r1).toFixed(2)}×` : ''),
+    `ours / LEAD-3 (ROUGE-1): ${f.ratio.toFixed(2)}×` +
+      (f.lead3Named ? `; ours / LEAD-3 with speaker names: ${(f.ours.r1 / f.lead3Named.r1).toFixed(2)}×` : ''),
     `title ROUGE-1 vs reference titles: ${n(f.titleR1)}`,
     `empty outputs: ${f.emptyTitles} titles, ${f.emptySummaries} summaries`,
     `mean length: summary ${n(f.summaryWords)} words, title ${n(f.titleWords)} words`,

@@ -15,9 +15,22 @@ export interface PorterOptions {
 
 // NLTK_EXTENSIONS: irregular forms answered as they are.
 const POOL: Readonly<Record<string, string>> = {
-  sky: 'sky', skies: 'sky', dying: 'die', lying: 'lie', tying: 'tie', news: 'news',
-  innings: 'inning', inning: 'inning', outings: 'outing', outing: 'outing',
-  cannings: 'canning', canning: 'canning', howe: 'howe', proceed: 'proceed', exceed: 'exceed', succeed: 'succeed',
+  sky: 'sky',
+  skies: 'sky',
+  dying: 'die',
+  lying: 'lie',
+  tying: 'tie',
+  news: 'news',
+  innings: 'inning',
+  inning: 'inning',
+  outings: 'outing',
+  outing: 'outing',
+  cannings: 'canning',
+  canning: 'canning',
+  howe: 'howe',
+  proceed: 'proceed',
+  exceed: 'exceed',
+  succeed: 'succeed',
 };
 
 type Condition = ((stem: string) => boolean) | null;
@@ -45,7 +58,11 @@ export function porterStem(input: string, options: PorterOptions = {}): string {
   const hasVowel = (stem: string): boolean => [...stem].some((_, i) => !consonant(stem, i));
   const doubleConsonant = (w: string): boolean => w.length >= 2 && w.at(-1) === w.at(-2) && consonant(w, w.length - 1);
   const cvc = (w: string): boolean =>
-    (w.length >= 3 && consonant(w, w.length - 3) && !consonant(w, w.length - 2) && consonant(w, w.length - 1) && !'wxy'.includes(w.at(-1)!)) ||
+    (w.length >= 3 &&
+      consonant(w, w.length - 3) &&
+      !consonant(w, w.length - 2) &&
+      consonant(w, w.length - 1) &&
+      !'wxy'.includes(w.at(-1)!)) ||
     (nltk && w.length === 2 && !consonant(w, 0) && consonant(w, 1));
 
   // The first rule whose suffix matches decides: its condition holding or not, no later rule runs.
@@ -66,7 +83,12 @@ export function porterStem(input: string, options: PorterOptions = {}): string {
 
   const step1a = (w: string): string => {
     if (nltk && w.endsWith('ies') && w.length === 4) return `${w.slice(0, -3)}ie`;
-    return apply(w, [['sses', 'ss', null], ['ies', 'i', null], ['ss', 'ss', null], ['s', '', null]]);
+    return apply(w, [
+      ['sses', 'ss', null],
+      ['ies', 'i', null],
+      ['ss', 'ss', null],
+      ['s', '', null],
+    ]);
   };
 
   const step1b = (w: string): string => {
@@ -93,19 +115,31 @@ export function porterStem(input: string, options: PorterOptions = {}): string {
     ]);
   };
 
-  const step1c = (w: string): string =>
-    apply(w, [['y', 'i', nltk ? (s) => s.length > 1 && consonant(s, s.length - 1) : hasVowel]]);
+  const step1c = (w: string): string => apply(w, [['y', 'i', nltk ? (s) => s.length > 1 && consonant(s, s.length - 1) : hasVowel]]);
 
   const step2 = (w: string): string => {
     if (nltk && w.endsWith('alli') && positive(w.slice(0, -4))) return step2(`${w.slice(0, -4)}al`);
     const rules: Rule[] = [
-      ['ational', 'ate', positive], ['tional', 'tion', positive], ['enci', 'ence', positive],
-      ['anci', 'ance', positive], ['izer', 'ize', positive],
+      ['ational', 'ate', positive],
+      ['tional', 'tion', positive],
+      ['enci', 'ence', positive],
+      ['anci', 'ance', positive],
+      ['izer', 'ize', positive],
       nltk ? ['bli', 'ble', positive] : ['abli', 'able', positive],
-      ['alli', 'al', positive], ['entli', 'ent', positive], ['eli', 'e', positive], ['ousli', 'ous', positive],
-      ['ization', 'ize', positive], ['ation', 'ate', positive], ['ator', 'ate', positive], ['alism', 'al', positive],
-      ['iveness', 'ive', positive], ['fulness', 'ful', positive], ['ousness', 'ous', positive],
-      ['aliti', 'al', positive], ['iviti', 'ive', positive], ['biliti', 'ble', positive],
+      ['alli', 'al', positive],
+      ['entli', 'ent', positive],
+      ['eli', 'e', positive],
+      ['ousli', 'ous', positive],
+      ['ization', 'ize', positive],
+      ['ation', 'ate', positive],
+      ['ator', 'ate', positive],
+      ['alism', 'al', positive],
+      ['iveness', 'ive', positive],
+      ['fulness', 'ful', positive],
+      ['ousness', 'ous', positive],
+      ['aliti', 'al', positive],
+      ['iviti', 'ive', positive],
+      ['biliti', 'ble', positive],
     ];
     if (nltk) rules.push(['fulli', 'ful', positive], ['logi', 'log', () => positive(w.slice(0, -3))]);
     return apply(w, rules);
@@ -113,17 +147,37 @@ export function porterStem(input: string, options: PorterOptions = {}): string {
 
   const step3 = (w: string): string =>
     apply(w, [
-      ['icate', 'ic', positive], ['ative', '', positive], ['alize', 'al', positive], ['iciti', 'ic', positive],
-      ['ical', 'ic', positive], ['ful', '', positive], ['ness', '', positive],
+      ['icate', 'ic', positive],
+      ['ative', '', positive],
+      ['alize', 'al', positive],
+      ['iciti', 'ic', positive],
+      ['ical', 'ic', positive],
+      ['ful', '', positive],
+      ['ness', '', positive],
     ]);
 
   const step4 = (w: string): string => {
     const big = (s: string): boolean => measure(s) > 1;
     return apply(w, [
-      ['al', '', big], ['ance', '', big], ['ence', '', big], ['er', '', big], ['ic', '', big], ['able', '', big],
-      ['ible', '', big], ['ant', '', big], ['ement', '', big], ['ment', '', big], ['ent', '', big],
+      ['al', '', big],
+      ['ance', '', big],
+      ['ence', '', big],
+      ['er', '', big],
+      ['ic', '', big],
+      ['able', '', big],
+      ['ible', '', big],
+      ['ant', '', big],
+      ['ement', '', big],
+      ['ment', '', big],
+      ['ent', '', big],
       ['ion', '', (s) => big(s) && /[st]$/.test(s)],
-      ['ou', '', big], ['ism', '', big], ['ate', '', big], ['iti', '', big], ['ous', '', big], ['ive', '', big], ['ize', '', big],
+      ['ou', '', big],
+      ['ism', '', big],
+      ['ate', '', big],
+      ['iti', '', big],
+      ['ous', '', big],
+      ['ive', '', big],
+      ['ize', '', big],
     ]);
   };
 

@@ -39,7 +39,7 @@ export function downloadSourceOf(unique: string | undefined, bytes?: number): Do
   const url = new URL(unique);
   const sha256 = /(?:^|&)sha256=([0-9a-f]{64})(?:&|$)/i.exec(url.hash.slice(1))?.[1]?.toLowerCase();
   url.hash = '';
-  const fileName = decodeURIComponent(url.pathname.split('/').pop() ?? '').replace(/[^\w.\-]+/g, '_');
+  const fileName = decodeURIComponent(url.pathname.split('/').pop() ?? '').replace(/[^\w.-]+/g, '_');
   if (!fileName || fileName === '.' || fileName === '..') throw new Error(`The download source ${url.href} names no file.`);
   return { url: url.href, fileName, ...(sha256 ? { sha256 } : {}), ...(bytes !== undefined ? { bytes } : {}) };
 }
@@ -62,7 +62,11 @@ interface Job {
  * in this process or the next; the size and checksum are checked before the file counts; a
  * cancel removes the partial file.
  */
-export function createDownloads(options: { cacheRoot: string; fetch?: typeof fetch; onFinished(modelId: string, ok: boolean): Promise<void> }) {
+export function createDownloads(options: {
+  cacheRoot: string;
+  fetch?: typeof fetch;
+  onFinished(modelId: string, ok: boolean): Promise<void>;
+}) {
   const jobs = new Map<string, Job>();
   const doFetch = options.fetch ?? fetch;
 
@@ -71,7 +75,10 @@ export function createDownloads(options: { cacheRoot: string; fetch?: typeof fet
     const final = path.join(folder, source.fileName);
     const partial = `${final}${PARTIAL_SUFFIX}`;
     await mkdir(folder, { recursive: true, mode: 0o700 });
-    const have = await stat(partial).then((s) => s.size, () => 0);
+    const have = await stat(partial).then(
+      (s) => s.size,
+      () => 0,
+    );
     const response = await doFetch(source.url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: job.controller.signal });
     if (!response.ok || !response.body) throw new Error(`The download source answered ${response.status}.`);
     // 206: the server resumes where the partial file ends; 200: it sends the whole file again.

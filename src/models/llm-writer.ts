@@ -1,6 +1,6 @@
+import { fitMessages } from '../operations/fit-messages.js';
 import type { ChatMessage, ModelRuntime, SummarizerMessage } from '../ports.js';
 import type { ModelRecord } from '../records.js';
-import { fitMessages } from '../operations/fit-messages.js';
 
 /** What the writer writes. */
 export type WritingTask = 'title' | 'summary';
@@ -23,7 +23,12 @@ const ANSWER_TOKENS: Readonly<Record<WritingTask, number>> = { title: 32, summar
 const DEFAULT_CONTEXT_TOKENS = 4_096;
 /** A cautious characters-per-token ratio: code and non-English text run below English's ~4. */
 const CHARS_PER_TOKEN = 3;
-const SPEAKERS: Readonly<Record<SummarizerMessage['role'], string>> = { USER: 'User', ASSISTANT: 'Assistant', SYSTEM: 'System', UNKNOWN: 'Participant' };
+const SPEAKERS: Readonly<Record<SummarizerMessage['role'], string>> = {
+  USER: 'User',
+  ASSISTANT: 'Assistant',
+  SYSTEM: 'System',
+  UNKNOWN: 'Participant',
+};
 
 /**
  * The chat that asks `model` for a title or a summary of `messages`: the instruction, then the
@@ -68,7 +73,10 @@ export function cleanAnswer(task: WritingTask, answer: string): string | undefin
     .trim();
   if (task === 'title') {
     text = (text.split('\n').find((line) => line.trim() !== '') ?? '').trim();
-    text = text.replace(/^["'“”‘’`«»]+|["'“”‘’`«»]+$/g, '').replace(/[.。]+$/, '').trim();
+    text = text
+      .replace(/^["'“”‘’`«»]+|["'“”‘’`«»]+$/g, '')
+      .replace(/[.。]+$/, '')
+      .trim();
     const words = text.split(/\s+/).filter(Boolean).length;
     return words >= 1 && words <= 12 && text.length <= 120 ? text : undefined;
   }

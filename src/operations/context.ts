@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { notFound, ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import type { Downloads } from '../models/downloads.js';
 import type { ModelRegistry, ModelRuntime, ReadView, Repository, Summarizer } from '../ports.js';
 import type { CollectionName, Collections, Timestamp } from '../records.js';
-import type { Downloads } from '../models/downloads.js';
 import type { ConversationJsonCache } from '../render/json-cache.js';
 import type { RenderOptions } from '../render/lists.js';
 import { idSchema } from '../schemas/common.js';
@@ -63,7 +63,10 @@ export function renderOptions(options: ReadOptions | undefined): RenderOptions {
 }
 
 /** A validated page request; `maxLimit` is the largest page (and the default). */
-export function pageOptions(options: ListOptions | undefined, maxLimit: number = LIMITS.pageSize): RenderOptions & { limit: number; offset: number } {
+export function pageOptions(
+  options: ListOptions | undefined,
+  maxLimit: number = LIMITS.pageSize,
+): RenderOptions & { limit: number; offset: number } {
   const parsed = parseInput(listOptionsSchema, options, 'list options');
   const limit = parsed?.limit ?? maxLimit;
   if (limit > maxLimit) {
@@ -76,7 +79,11 @@ export function pageOptions(options: ListOptions | undefined, maxLimit: number =
 }
 
 /** The page of `items` that `page` asks for, rendered, with `next` when the list goes on. */
-export function pageOf<T, R>(items: readonly T[], page: { limit: number; offset: number }, render: (item: T) => R): { iterable: R[]; next?: number } {
+export function pageOf<T, R>(
+  items: readonly T[],
+  page: { limit: number; offset: number },
+  render: (item: T) => R,
+): { iterable: R[]; next?: number } {
   const end = Math.min(items.length, page.offset + page.limit);
   const iterable: R[] = [];
   for (let i = page.offset; i < end; i++) iterable.push(render(items[i]!));
@@ -87,12 +94,7 @@ export function pageOf<T, R>(items: readonly T[], page: { limit: number; offset:
 export const parseId = (id: unknown, what: string): string => parseInput(idSchema, id, what);
 
 /** The record, or NOT_FOUND naming `resource` and the id. */
-export function mustGet<C extends CollectionName>(
-  view: ReadView,
-  collection: C,
-  id: string,
-  resource: string,
-): Collections[C] {
+export function mustGet<C extends CollectionName>(view: ReadView, collection: C, id: string, resource: string): Collections[C] {
   const record = view.get(collection, id);
   if (!record) throw notFound(resource, id);
   return record;

@@ -1,20 +1,29 @@
+import { z } from 'zod';
+import { deepFreeze } from '../frozen.js';
+import { LIMITS } from '../limits.js';
 import type { ReadView } from '../ports.js';
+import type { AnchorRecord, AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { deleteRecord } from '../relations.js';
-import type { ConversationRecord, MessageRecord, AnchorRecord, AnnotationRecord } from '../records.js';
 import { conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
 import { stringifyInSlices } from '../render/json-chunks.js';
-import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
-import { z } from 'zod';
-import { deepFreeze } from '../frozen.js';
 import { boundedArray } from '../schemas/common.js';
+import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
 import { seededConversationSchema, seededMessageSchema } from '../schemas/seeds.js';
-import { parseInSlices } from './slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
-import { LIMITS } from '../limits.js';
-import { mustGet, pageOf, pageOptions, parseId, renderOptions, type ListOptions, type OperationContext, type ReadOptions } from './context.js';
+import {
+  type ListOptions,
+  mustGet,
+  type OperationContext,
+  pageOf,
+  pageOptions,
+  parseId,
+  type ReadOptions,
+  renderOptions,
+} from './context.js';
 import { RECORD_KINDS } from './record-kinds.js';
+import { parseInSlices } from './slices.js';
 
 /**
  * Creates a conversation, with the messages, anchors and annotations it is seeded with. Messages
@@ -28,11 +37,19 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
   const id = ctx.newId();
   // Seeded records are built as their own create operations build them, then tied to this conversation.
   const context = () => ({ id: ctx.newId(), now, newId: () => ctx.newId() });
-  const messages: MessageRecord[] = await parseInSlices(seededMessageSchema, input.messages ?? [], 'SeededConversation', ['messages'], (seed) =>
-    // Frozen now, in its slice, so storing it later costs no copy.
-    deepFreeze({ ...RECORD_KINDS.messages.build({ ...seed, conversation: { id } }, context()), conversation: id }),
+  const messages: MessageRecord[] = await parseInSlices(
+    seededMessageSchema,
+    input.messages ?? [],
+    'SeededConversation',
+    ['messages'],
+    (seed) =>
+      // Frozen now, in its slice, so storing it later costs no copy.
+      deepFreeze({ ...RECORD_KINDS.messages.build({ ...seed, conversation: { id } }, context()), conversation: id }),
   );
-  const anchors: AnchorRecord[] = (input.anchors ?? []).map((seed) => ({ ...RECORD_KINDS.anchors.build(seed, context()), conversations: [id] }));
+  const anchors: AnchorRecord[] = (input.anchors ?? []).map((seed) => ({
+    ...RECORD_KINDS.anchors.build(seed, context()),
+    conversations: [id],
+  }));
   const annotations: AnnotationRecord[] = (input.annotations ?? []).map((seed) => ({
     ...RECORD_KINDS.annotations.build(seed, context()),
     conversation: id,
@@ -70,7 +87,9 @@ const conversationHeadSchema = seededConversationSchema.extend({
 /** The conversations, oldest first, a page at a time (see {@link ListOptions}). */
 export async function listConversations(ctx: OperationContext, options?: ListOptions): Promise<ListOf<Conversation>> {
   const page = pageOptions(options);
-  const stored = await ctx.repository.read((view) => pageOf(view.list('conversations'), page, (conversation) => snapshotOf(view, conversation)));
+  const stored = await ctx.repository.read((view) =>
+    pageOf(view.list('conversations'), page, (conversation) => snapshotOf(view, conversation)),
+  );
   const iterable: Conversation[] = [];
   for (const { snapshot, record } of stored.iterable) iterable.push(await renderConversationInSlices(snapshot, record, page));
   return stored.next === undefined ? { iterable } : { iterable, next: stored.next };

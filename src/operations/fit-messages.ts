@@ -18,7 +18,10 @@ export function fitMessages(messages: readonly SummarizerMessage[], maxChars: nu
   for (const message of messages) total += message.text.length;
   if (total <= maxChars) return { messages: [...messages], omitted: 0 };
 
-  const firstRequest = Math.max(0, messages.findIndex((message) => message.role === 'USER'));
+  const firstRequest = Math.max(
+    0,
+    messages.findIndex((message) => message.role === 'USER'),
+  );
   const head = cut(messages[firstRequest]!, Math.floor(maxChars / 2));
   let budget = maxChars - head.text.length;
   const tail: SummarizerMessage[] = [];

@@ -1,7 +1,7 @@
 import { invalidInput } from '../errors.js';
 import { LINK_KINDS, type LinkKind } from '../links.js';
 import { link, unlink } from '../relations.js';
-import { mustGet, parseId, type OperationContext } from './context.js';
+import { mustGet, type OperationContext, parseId } from './context.js';
 
 /**
  * Links a conversation to a record of `kind`, updating both (and their `updated`). Linking what

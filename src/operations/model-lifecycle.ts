@@ -1,11 +1,11 @@
-import { ServiceError, notFound } from '../errors.js';
-import { downloadSourceOf, hasDownloadedFile, type DownloadStatus } from '../models/downloads.js';
+import { notFound, ServiceError } from '../errors.js';
+import { type DownloadStatus, downloadSourceOf, hasDownloadedFile } from '../models/downloads.js';
 import type { ModelRuntime } from '../ports.js';
 import type { ModelRecord } from '../records.js';
 import { modelUpdateSchema } from '../schemas/models.js';
 import { parseInput } from '../validate.js';
 import type { Model } from '../wire.js';
-import { parseId, type OperationContext } from './context.js';
+import { type OperationContext, parseId } from './context.js';
 
 /** The API's ModelDownloadProgress. */
 export interface ModelDownloadProgress {
@@ -77,7 +77,10 @@ export async function loadModel(ctx: OperationContext, modelId: string): Promise
   }
   const runtime = await runtimeFor(ctx, model);
   if (!runtime) {
-    throw unprocessable(model.id, `Model "${model.id}" cannot be loaded: no runtime runs it (its cache folder holds no model file, and no server offers it).`);
+    throw unprocessable(
+      model.id,
+      `Model "${model.id}" cannot be loaded: no runtime runs it (its cache folder holds no model file, and no server offers it).`,
+    );
   }
   try {
     await runtime.load?.(model);
@@ -103,12 +106,16 @@ export async function unloadModel(ctx: OperationContext, modelId: string): Promi
  */
 export async function downloadModel(ctx: OperationContext, modelId: string): Promise<Model> {
   const { model } = await findModel(ctx, parseId(modelId, 'model id'));
-  if (!ctx.downloads || !ctx.cacheRoot) throw unprocessable(model.id, 'Models can be downloaded only by a service with a data folder (`dataDir`).');
+  if (!ctx.downloads || !ctx.cacheRoot)
+    throw unprocessable(model.id, 'Models can be downloaded only by a service with a data folder (`dataDir`).');
   let source;
   try {
     source = downloadSourceOf(model.unique, model.bytes?.value);
   } catch (error) {
-    throw new ServiceError('INVALID_INPUT', `Model "${model.id}" has a malformed download source: ${(error as Error).message}`, { resource: 'model', id: model.id });
+    throw new ServiceError('INVALID_INPUT', `Model "${model.id}" has a malformed download source: ${(error as Error).message}`, {
+      resource: 'model',
+      id: model.id,
+    });
   }
   if (!source) {
     throw unprocessable(model.id, `Model "${model.id}" has no download source: its \`unique\` is not an http(s) URL of a model file.`);
@@ -137,7 +144,8 @@ export async function downloadProgress(ctx: OperationContext, modelId: string): 
 export async function updateModel(ctx: OperationContext, body: unknown): Promise<Model> {
   const { id, ...changes } = parseInput(modelUpdateSchema, body, 'Model');
   const { origin } = await findModel(ctx, id);
-  if (origin !== 'custom') throw new ServiceError('FORBIDDEN', `Model "${id}" is not a custom model and cannot be changed.`, { resource: 'model', id });
+  if (origin !== 'custom')
+    throw new ServiceError('FORBIDDEN', `Model "${id}" is not a custom model and cannot be changed.`, { resource: 'model', id });
   const updated = await ctx.repository.transact((tx) => {
     const current = tx.get('models', id);
     if (!current) throw notFound('model', id);

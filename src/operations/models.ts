@@ -1,9 +1,9 @@
-import { ServiceError, invalidInput, notFound } from '../errors.js';
+import { invalidInput, notFound, ServiceError } from '../errors.js';
 import type { ModelRecord } from '../records.js';
-import { modelDeleteCacheInputSchema, seededModelSchema, type SeededModel } from '../schemas/models.js';
+import { modelDeleteCacheInputSchema, type SeededModel, seededModelSchema } from '../schemas/models.js';
 import { parseInput } from '../validate.js';
 import type { ListOf, Model, ModelDeleteCacheOutput } from '../wire.js';
-import { parseId, type OperationContext } from './context.js';
+import { type OperationContext, parseId } from './context.js';
 import { runtimeFor, withLiveState } from './model-lifecycle.js';
 
 /**

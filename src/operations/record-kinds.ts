@@ -130,4 +130,3 @@ export const RECORD_KINDS = {
 } as const;
 
 export type RecordKindName = keyof typeof RECORD_KINDS;
-

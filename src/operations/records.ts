@@ -1,11 +1,20 @@
+import type { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { link, deleteRecord } from '../relations.js';
+import type { CollectionName } from '../records.js';
+import { deleteRecord, link } from '../relations.js';
 import { parseInput } from '../validate.js';
 import type { ListOf } from '../wire.js';
-import { mustGet, pageOf, pageOptions, parseId, renderOptions, type ListOptions, type OperationContext, type ReadOptions } from './context.js';
-import type { z } from 'zod';
-import type { CollectionName } from '../records.js';
+import {
+  type ListOptions,
+  mustGet,
+  type OperationContext,
+  pageOf,
+  pageOptions,
+  parseId,
+  type ReadOptions,
+  renderOptions,
+} from './context.js';
 import { RECORD_KINDS, type RecordKind, type RecordKindName } from './record-kinds.js';
 
 // The kinds differ in their record and seed types; these functions treat them alike.
@@ -27,11 +36,15 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
     if (conversationId) {
       const conversation = mustGet(tx, 'conversations', conversationId, 'conversation');
       if (kind.collection === 'messages' && conversation.messages.length >= LIMITS.messagesPerConversation) {
-        throw new ServiceError('UNPROCESSABLE', `Conversation "${conversationId}" holds ${LIMITS.messagesPerConversation} messages, the most one conversation can hold.`, {
-          resource: 'conversation',
-          id: conversationId,
-          limit: LIMITS.messagesPerConversation,
-        });
+        throw new ServiceError(
+          'UNPROCESSABLE',
+          `Conversation "${conversationId}" holds ${LIMITS.messagesPerConversation} messages, the most one conversation can hold.`,
+          {
+            resource: 'conversation',
+            id: conversationId,
+            limit: LIMITS.messagesPerConversation,
+          },
+        );
       }
     }
     tx.put(kind.collection, record);

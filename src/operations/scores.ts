@@ -1,7 +1,7 @@
 import type { Score } from '../records.js';
-import { seededScoreIncrementSchema, type SeededScore } from '../schemas/conversation-inputs.js';
+import { type SeededScore, seededScoreIncrementSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
-import { mustGet, parseId, type OperationContext } from './context.js';
+import { mustGet, type OperationContext, parseId } from './context.js';
 
 /**
  * Adds one to each score field set to true in `increment.conversation` (an absent score starts at

@@ -1,14 +1,14 @@
-import { ServiceError, invalidInput } from '../errors.js';
+import { invalidInput, ServiceError } from '../errors.js';
 import type { ReadView, SummarizerMessage } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord } from '../records.js';
-import { RELATION, link } from '../relations.js';
+import { link, RELATION } from '../relations.js';
 import { renderConversationInSlices } from '../render/conversation.js';
-import { snapshotOf } from './conversations.js';
-import { write } from './writers.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
-import { mustGet, parseId, renderOptions, type OperationContext, type ReadOptions } from './context.js';
+import { mustGet, type OperationContext, parseId, type ReadOptions, renderOptions } from './context.js';
+import { snapshotOf } from './conversations.js';
+import { write } from './writers.js';
 
 /** Names the conversation with the Summarizer's title for its messages; answers the conversation. */
 export async function renameConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
@@ -77,7 +77,10 @@ export async function summarizeConversation(
   await ctx.repository.transact((tx) => {
     mustGet(tx, 'conversations', id, 'conversation');
     // Messages deleted since they were read are not covered.
-    tx.put('annotations', { ...annotation, messages: messages.map((message) => message.id).filter((messageId) => tx.get('messages', messageId)) });
+    tx.put('annotations', {
+      ...annotation,
+      messages: messages.map((message) => message.id).filter((messageId) => tx.get('messages', messageId)),
+    });
     link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
   });
   return { conversation: { id }, annotation: { id: annotation.id } };

@@ -1,6 +1,6 @@
+import { answerTokens, cleanAnswer, contextTokensOf, promptFor, type WritingTask } from '../models/llm-writer.js';
 import type { ModelRuntime, SummarizerMessage } from '../ports.js';
 import type { ModelRecord } from '../records.js';
-import { answerTokens, cleanAnswer, contextTokensOf, promptFor, type WritingTask } from '../models/llm-writer.js';
 import type { OperationContext } from './context.js';
 import { fitMessages } from './fit-messages.js';
 
@@ -16,10 +16,17 @@ export interface Written {
  * (unreachable, too slow, an unusable answer) is reported to the logger and the embedded
  * summarizer writes instead, so the answer always says who wrote it.
  */
-export async function write(ctx: OperationContext, task: WritingTask, messages: readonly SummarizerMessage[], conversationModel?: string): Promise<Written> {
+export async function write(
+  ctx: OperationContext,
+  task: WritingTask,
+  messages: readonly SummarizerMessage[],
+  conversationModel?: string,
+): Promise<Written> {
   const { writer, unavailable } = await chooseWriter(ctx, conversationModel);
   for (const model of unavailable) {
-    ctx.logger.warn(`Model ${model} could not write the ${task}: no runtime offers it now (is its server running?). The embedded summarizer wrote it.`);
+    ctx.logger.warn(
+      `Model ${model} could not write the ${task}: no runtime offers it now (is its server running?). The embedded summarizer wrote it.`,
+    );
   }
   if (writer) {
     const { model, runtime } = writer;
@@ -30,7 +37,9 @@ export async function write(ctx: OperationContext, task: WritingTask, messages: 
       });
       const text = cleanAnswer(task, answer);
       if (text) return { text, modelId: model.id };
-      ctx.logger.warn(`Model ${model.id} answered no usable ${task} (${JSON.stringify(answer.slice(0, 120))}); the embedded summarizer wrote it.`);
+      ctx.logger.warn(
+        `Model ${model.id} answered no usable ${task} (${JSON.stringify(answer.slice(0, 120))}); the embedded summarizer wrote it.`,
+      );
     } catch (error) {
       ctx.logger.warn(`Model ${model.id} could not write the ${task}: ${(error as Error).message} The embedded summarizer wrote it.`);
     }

@@ -55,12 +55,18 @@ export function conversationJson(view: ReadView, record: ConversationRecord, opt
 
 /** A message as `renderMessage` answers it, serialized. */
 function messageJson(message: MessageRecord, transferables: boolean, annotations: readonly string[] | undefined): string | undefined {
-  if (typeof message.conversation !== 'string' || typeof message.role !== 'string' || !isTimestamp(message.created) || !isTimestamp(message.updated)) {
+  if (
+    typeof message.conversation !== 'string' ||
+    typeof message.role !== 'string' ||
+    !isTimestamp(message.created) ||
+    !isTimestamp(message.updated)
+  ) {
     return undefined;
   }
   let out = `{"id":${json(message.id)},"created":${timestampJson(message.created)},"updated":${timestampJson(message.updated)},"conversation":{"id":${json(message.conversation)}},"role":${json(message.role)}`;
   const fragment = message.fragment;
-  if (fragment) out += `,"fragment":${transferables ? json(fragment) : fragment.metadata ? `{"metadata":${json(fragment.metadata)}}` : '{}'}`;
+  if (fragment)
+    out += `,"fragment":${transferables ? json(fragment) : fragment.metadata ? `{"metadata":${json(fragment.metadata)}}` : '{}'}`;
   if (message.sentiment) out += `,"sentiment":${json(message.sentiment)}`;
   if (message.model) out += `,"model":${json(message.model)}`;
   if (message.score) out += `,"score":${json(message.score)}`;

@@ -1,8 +1,8 @@
 import type { ReadView } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
-import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
 import { covers } from '../relations.js';
-import { idList, renderFragment, type RenderOptions } from './lists.js';
+import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
+import { idList, type RenderOptions, renderFragment } from './lists.js';
 
 // Renderers copy fields one by one rather than with object rest: this is the hot path of every
 // read, and rest spreads are several times slower in V8.
@@ -69,7 +69,11 @@ export function renderMessages(view: ReadView, conversation: ConversationRecord,
 }
 
 /** {@link renderMessages}, giving the event loop back every few hundred messages. */
-export function renderMessagesInSlices(view: ReadView, conversation: ConversationRecord, options: PageOptions): Promise<ConversationMessages> {
+export function renderMessagesInSlices(
+  view: ReadView,
+  conversation: ConversationRecord,
+  options: PageOptions,
+): Promise<ConversationMessages> {
   return runInSlices(messagesInSlices(view, conversation, options));
 }
 
@@ -145,7 +149,11 @@ export function renderConversation(view: ReadView, record: ConversationRecord, o
 }
 
 /** {@link renderConversation} from a {@link conversationSnapshot}, a few hundred messages at a time. */
-export async function renderConversationInSlices(snapshot: ReadView, record: ConversationRecord, options: RenderOptions): Promise<Conversation> {
+export async function renderConversationInSlices(
+  snapshot: ReadView,
+  record: ConversationRecord,
+  options: RenderOptions,
+): Promise<Conversation> {
   return withMessages(snapshot, record, await renderMessagesInSlices(snapshot, record, { transferables: options.transferables }));
 }
 

@@ -39,7 +39,11 @@ export class ConversationJsonCache {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     const conversation = view.get('conversations', id);
-    if (conversation !== entry.conversation || !sameRecords(view, 'messages', conversation.messages, entry.messages) || !sameRecords(view, 'annotations', conversation.annotations, entry.annotations)) {
+    if (
+      conversation !== entry.conversation ||
+      !sameRecords(view, 'messages', conversation.messages, entry.messages) ||
+      !sameRecords(view, 'annotations', conversation.annotations, entry.annotations)
+    ) {
       this.#remove(key, entry);
       // It was read again while cached: its next rendering is admitted at once.
       this.#rememberReadOnce(key);

@@ -1,6 +1,6 @@
 import type { AnchorRecord, AssetRecord, RangeRecord, WebsiteRecord, WorkstreamSummaryRecord } from '../records.js';
 import type { Anchor, Asset, Range, Website, WorkstreamSummary } from '../wire.js';
-import { idList, renderFragment, type RenderOptions } from './lists.js';
+import { idList, type RenderOptions, renderFragment } from './lists.js';
 
 export function renderAnchor(record: AnchorRecord): Anchor {
   const { conversations, fullpath, platform, point, ...fields } = record;

@@ -83,7 +83,8 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
 
   /** node-llama-cpp and its native backend, shared by the runtimes that import it the default way. */
   function getBackend(): Promise<Backend> {
-    if (options.importLlama) return (ownBackend ??= startBackend(options.importLlama, options).catch(forget(() => (ownBackend = undefined))));
+    if (options.importLlama)
+      return (ownBackend ??= startBackend(options.importLlama, options).catch(forget(() => (ownBackend = undefined))));
     const key = `${options.gpu ?? false}/${options.threads ?? 'default'}`;
     let shared = sharedBackends.get(key);
     if (!shared) {
@@ -124,7 +125,13 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
   }
 
   /** The model's answer; `signal` aborts when the caller gives up (`chat.signal`) or the model is unloaded. */
-  async function generate(model: ModelRecord, loaded: LoadedModel, messages: readonly ChatMessage[], chat: ChatOptions, signal: AbortSignal): Promise<string> {
+  async function generate(
+    model: ModelRecord,
+    loaded: LoadedModel,
+    messages: readonly ChatMessage[],
+    chat: ChatOptions,
+    signal: AbortSignal,
+  ): Promise<string> {
     const { lib } = await getBackend();
     const last = messages.at(-1);
     if (last?.role !== 'user') throw new Error('A chat must end with a user message.');
@@ -157,10 +164,16 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
     },
     async chat(model: ModelRecord, messages: readonly ChatMessage[], chat: ChatOptions) {
       try {
-        return await pool.use(model.id, () => load(model), (loaded, signal) => generate(model, loaded, messages, chat, signal), chat.signal);
+        return await pool.use(
+          model.id,
+          () => load(model),
+          (loaded, signal) => generate(model, loaded, messages, chat, signal),
+          chat.signal,
+        );
       } catch (error) {
         // Given up while it waited its turn or loaded: say so as for a generation cut short.
-        if (chat.signal.aborted && error === chat.signal.reason) throw new Error(`Model ${model.id} did not answer in time.`, { cause: error });
+        if (chat.signal.aborted && error === chat.signal.reason)
+          throw new Error(`Model ${model.id} did not answer in time.`, { cause: error });
         throw error;
       }
     },
@@ -211,10 +224,12 @@ async function startBackend(importLib: () => Promise<unknown>, options: LlamaCpp
   }
 }
 
-const forget = (drop: () => void) => (error: unknown): never => {
-  drop();
-  throw error;
-};
+const forget =
+  (drop: () => void) =>
+  (error: unknown): never => {
+    drop();
+    throw error;
+  };
 
 function toHistoryItem(message: ChatMessage): ChatHistoryItem {
   if (message.role === 'assistant') return { type: 'model', response: [message.content] };
@@ -228,12 +243,15 @@ function toHistoryItem(message: ChatMessage): ChatHistoryItem {
  * request) and end (the latest turns and the question), and marks the cut.
  */
 function fitPrompt(model: LlamaModel, history: readonly ChatHistoryItem[], text: string, budget: number): string {
-  const used = history.reduce((sum, item) => sum + model.tokenize(item.type === 'model' ? item.response.join('') : String(item.text)).length, 0);
+  const used = history.reduce(
+    (sum, item) => sum + model.tokenize(item.type === 'model' ? item.response.join('') : String(item.text)).length,
+    0,
+  );
   let fitted = text;
   for (let attempt = 0; attempt < 4; attempt++) {
     const tokens = model.tokenize(fitted).length;
     if (used + tokens <= budget) return fitted;
-    const keepChars = Math.floor((fitted.length * Math.max(0, budget - used)) / tokens * 0.9);
+    const keepChars = Math.floor(((fitted.length * Math.max(0, budget - used)) / tokens) * 0.9);
     if (keepChars < 16) break;
     fitted = `${text.slice(0, Math.ceil(keepChars / 2))}\n[…]\n${text.slice(text.length - Math.floor(keepChars / 2))}`;
   }

@@ -17,7 +17,10 @@ export interface ModelPoolOptions {
 export class ModelBusyError extends Error {
   override readonly name = 'ModelBusyError';
   readonly code = 'BUSY';
-  constructor(readonly modelId: string, waiting: number) {
+  constructor(
+    readonly modelId: string,
+    waiting: number,
+  ) {
     super(`Model ${modelId} is busy: it is generating and ${waiting} more generation(s) are waiting for it. Retry in a moment.`);
   }
 }
@@ -80,7 +83,15 @@ export function createModelPool<H extends Disposable>(options: ModelPoolOptions)
   const entryOf = (id: string): Entry<H> => {
     let entry = entries.get(id);
     if (!entry) {
-      entry = { id, busy: false, idle: Promise.resolve(), endTurn: () => undefined, queue: [], lastUsed: Date.now(), stop: new AbortController() };
+      entry = {
+        id,
+        busy: false,
+        idle: Promise.resolve(),
+        endTurn: () => undefined,
+        queue: [],
+        lastUsed: Date.now(),
+        stop: new AbortController(),
+      };
       entries.set(id, entry);
     }
     return entry;
@@ -166,7 +177,9 @@ export function createModelPool<H extends Disposable>(options: ModelPoolOptions)
       // The check and the start of the load happen in one synchronous step: two callers can never
       // both see the last free place.
       if (others.length + freeing < maxLoaded) return startLoad(entry, load);
-      const idle = others.filter((other) => other.handle && !other.loading && !other.busy && other.queue.length === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      const idle = others
+        .filter((other) => other.handle && !other.loading && !other.busy && other.queue.length === 0)
+        .sort((a, b) => a.lastUsed - b.lastUsed)[0];
       if (idle) await unloadEntry(idle);
       else await waitRoom(signal); // every loaded model is generating: wait for one to finish
     }
@@ -202,7 +215,8 @@ export function createModelPool<H extends Disposable>(options: ModelPoolOptions)
     clearTimeout(entry.timer);
     const wasLoaded = holds(entry);
     entry.stop.abort(new Error(`Model ${entry.id} was unloaded.`));
-    for (const waiter of entry.queue.splice(0)) waiter.refuse(new Error(`Model ${entry.id} was unloaded while this generation waited for it.`));
+    for (const waiter of entry.queue.splice(0))
+      waiter.refuse(new Error(`Model ${entry.id} was unloaded while this generation waited for it.`));
     freeing++;
     // Its turn holder may be waiting for room: it must see that its model is gone.
     roomChanged();

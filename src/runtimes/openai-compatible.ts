@@ -41,12 +41,20 @@ export function createOpenAiCompatibleRuntime(options: OpenAiCompatibleRuntimeOp
     ...(json ? { 'Content-Type': 'application/json' } : {}),
     ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}),
   });
-  let known: { names: string[]; created: Map<string, number>; reachable: boolean; at: number } = { names: [], created: new Map(), reachable: false, at: 0 };
+  let known: { names: string[]; created: Map<string, number>; reachable: boolean; at: number } = {
+    names: [],
+    created: new Map(),
+    reachable: false,
+    at: 0,
+  };
   let listing: Promise<void> | undefined;
 
   async function refresh(): Promise<void> {
     try {
-      const response = await doFetch(`${baseUrl}/models`, { headers: headers(false), signal: AbortSignal.timeout(options.listTimeoutMs ?? 2_000) });
+      const response = await doFetch(`${baseUrl}/models`, {
+        headers: headers(false),
+        signal: AbortSignal.timeout(options.listTimeoutMs ?? 2_000),
+      });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = (await response.json()) as { data?: { id?: unknown; created?: unknown }[] };
       const entries = (body.data ?? []).filter((entry): entry is { id: string; created?: unknown } => typeof entry?.id === 'string');
@@ -113,7 +121,8 @@ export function createOpenAiCompatibleRuntime(options: OpenAiCompatibleRuntimeOp
         throw new Error(`The OpenAI-compatible server at ${baseUrl} cannot be reached (${(error as Error).message}).`, { cause: error });
       }
       const text = await response.text();
-      if (!response.ok) throw new Error(`The server at ${baseUrl} answered ${response.status} for model ${modelName}: ${text.slice(0, 200)}`);
+      if (!response.ok)
+        throw new Error(`The server at ${baseUrl} answered ${response.status} for model ${modelName}: ${text.slice(0, 200)}`);
       let content: unknown;
       try {
         content = (JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;

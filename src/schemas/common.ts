@@ -44,33 +44,14 @@ export const referenceListSchema = z.object({ iterable: boundedArray(referenceSc
 
 export const nameSchema = z.string().max(MAX_NAME_LENGTH);
 
-
 export const messageRoleSchema = z.enum(['UNKNOWN', 'USER', 'SYSTEM', 'ASSISTANT']);
 export const conversationTypeSchema = z.enum(['UNKNOWN', 'COPILOT']);
 export const sentimentSchema = z.enum(['UNKNOWN', 'LIKE', 'DISLIKE', 'REPORT']);
-export const annotationTypeSchema = z.enum([
-  'UNKNOWN',
-  'DESCRIPTION',
-  'COMMENT',
-  'DOCUMENTATION',
-  'SUMMARY',
-  'EXPLANATION',
-  'GIT_COMMIT',
-]);
+export const annotationTypeSchema = z.enum(['UNKNOWN', 'DESCRIPTION', 'COMMENT', 'DOCUMENTATION', 'SUMMARY', 'EXPLANATION', 'GIT_COMMIT']);
 export const anchorTypeSchema = z.enum(['UNKNOWN', 'FILE', 'DIRECTORY']);
-export const mechanismSchema = z.enum([
-  'UNKNOWN',
-  'MANUAL',
-  'RECOMMENDED',
-  'AUTOMATIC',
-  'INTERNAL',
-  'DELETED',
-  'EXTERNAL_AGENT',
-]);
+export const mechanismSchema = z.enum(['UNKNOWN', 'MANUAL', 'RECOMMENDED', 'AUTOMATIC', 'INTERNAL', 'DELETED', 'EXTERNAL_AGENT']);
 
 /** Wire enums with many values that grow with each client release: any upper-case token. */
-export const openEnumSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.+]{1,64}$/, 'must be an enum value such as LLAMA_3_8B');
+export const openEnumSchema = z.string().regex(/^[A-Za-z0-9_.+]{1,64}$/, 'must be an enum value such as LLAMA_3_8B');
 
 export { jsonObjectSchema };

@@ -41,9 +41,7 @@ export const seededScoreSchema = z.object({
  * Body of scores/increment. Only `conversation` acts; the client's other keys (asset, website, …)
  * are validated and ignored, because the route names no record of those kinds.
  */
-export const seededScoreIncrementSchema = z
-  .object({ conversation: seededScoreSchema.optional() })
-  .catchall(seededScoreSchema);
+export const seededScoreIncrementSchema = z.object({ conversation: seededScoreSchema.optional() }).catchall(seededScoreSchema);
 
 /** Body of summarize: which messages to summarize (default: all of them). */
 export const conversationSummarizeInputSchema = z.object({

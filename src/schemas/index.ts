@@ -2,7 +2,6 @@
 // carries types is declared wrongly by the type bundler (types become values), and the input
 // types are exported from the package root (`SeededConversationInput`, …) anyway.
 export {
-  MAX_NAME_LENGTH,
   anchorTypeSchema,
   annotationTypeSchema,
   boundedArray,
@@ -10,6 +9,7 @@ export {
   fragmentSchema,
   idSchema,
   jsonObjectSchema,
+  MAX_NAME_LENGTH,
   mechanismSchema,
   messageRoleSchema,
   nameSchema,
@@ -22,6 +22,13 @@ export {
   transferableStringSchema,
 } from './common.js';
 export {
+  conversationSummarizeInputSchema,
+  conversationUpdateSchema,
+  seededScoreIncrementSchema,
+  seededScoreSchema,
+} from './conversation-inputs.js';
+export { modelDeleteCacheInputSchema, modelTypeSchema, modelUpdateSchema, modelUsageSchema, seededModelSchema } from './models.js';
+export {
   seededAnchorSchema,
   seededAnnotationSchema,
   seededAssetSchema,
@@ -32,5 +39,3 @@ export {
   seededWebsiteSchema,
   seededWorkstreamSummarySchema,
 } from './seeds.js';
-export { conversationSummarizeInputSchema, conversationUpdateSchema, seededScoreIncrementSchema, seededScoreSchema } from './conversation-inputs.js';
-export { modelDeleteCacheInputSchema, modelTypeSchema, modelUpdateSchema, modelUsageSchema, seededModelSchema } from './models.js';

@@ -28,9 +28,13 @@ type Copied = { value: JsonValue } | { problem: string; path: (string | number)[
 function copyJson(root: unknown, maxDepth: number): Copied {
   const out: { value?: JsonValue } = {};
   // Each step: a value, the container and key to put its copy in, its depth and path.
-  const stack: { value: unknown; into: Record<string, unknown> | unknown[]; key: string | number; depth: number; path: (string | number)[] }[] = [
-    { value: root, into: out as Record<string, unknown>, key: 'value', depth: 0, path: [] },
-  ];
+  const stack: {
+    value: unknown;
+    into: Record<string, unknown> | unknown[];
+    key: string | number;
+    depth: number;
+    path: (string | number)[];
+  }[] = [{ value: root, into: out as Record<string, unknown>, key: 'value', depth: 0, path: [] }];
   while (stack.length > 0) {
     const { value, into, key, depth, path } = stack.pop()!;
     const put = (copy: unknown) => {

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import {
   anchorTypeSchema,
-  boundedArray,
-  textSchema,
   annotationTypeSchema,
+  boundedArray,
   conversationTypeSchema,
   fragmentSchema,
   idSchema,
@@ -15,6 +14,7 @@ import {
   openEnumSchema,
   referenceSchema,
   sentimentSchema,
+  textSchema,
   timestampSchema,
 } from './common.js';
 

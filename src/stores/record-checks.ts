@@ -8,13 +8,29 @@ const object: Check = (value) => typeof value === 'object' && value !== null && 
 const flag: Check = (value) => typeof value === 'boolean';
 
 /** What each field must be, named for the message. */
-const A = { text: [text, 'a string'], ids: [ids, 'a list of ids'], stamp: [stamp, 'a timestamp { value }'], object: [object, 'an object'], flag: [flag, 'true or false'] } as const;
+const A = {
+  text: [text, 'a string'],
+  ids: [ids, 'a list of ids'],
+  stamp: [stamp, 'a timestamp { value }'],
+  object: [object, 'an object'],
+  flag: [flag, 'true or false'],
+} as const;
 
 /** The fields every record of a collection must have, and what they must be. */
 const REQUIRED: Readonly<Record<CollectionName, Readonly<Record<string, readonly [Check, string]>>>> = {
   conversations: {
-    id: A.text, created: A.stamp, updated: A.stamp, type: A.text, messages: A.ids, annotations: A.ids, anchors: A.ids,
-    assets: A.ids, websites: A.ids, summaries: A.ids, groundingMessages: A.ids, groundingRanges: A.ids,
+    id: A.text,
+    created: A.stamp,
+    updated: A.stamp,
+    type: A.text,
+    messages: A.ids,
+    annotations: A.ids,
+    anchors: A.ids,
+    assets: A.ids,
+    websites: A.ids,
+    summaries: A.ids,
+    groundingMessages: A.ids,
+    groundingRanges: A.ids,
   },
   messages: { id: A.text, created: A.stamp, updated: A.stamp, conversation: A.text, role: A.text, groundedConversations: A.ids },
   annotations: { id: A.text, created: A.stamp, updated: A.stamp, type: A.text, text: A.text, messages: A.ids },

@@ -1,5 +1,5 @@
-import type { ReadView, Transaction } from '../ports.js';
 import { deepFreeze, frozenCopy } from '../frozen.js';
+import type { ReadView, Transaction } from '../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections } from '../records.js';
 
 /**

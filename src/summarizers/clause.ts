@@ -66,8 +66,28 @@ export function parseShape(tokens: readonly Token[], question = false): Shape {
 }
 
 const LEADS = new Set([
-  'if', 'when', 'on', 'in', 'for', 'after', 'before', 'once', 'since', 'unless', 'to', 'with', 'without',
-  'during', 'while', 'otherwise', 'alternatively', 'instead', 'then', 'finally', 'first', 'next',
+  'if',
+  'when',
+  'on',
+  'in',
+  'for',
+  'after',
+  'before',
+  'once',
+  'since',
+  'unless',
+  'to',
+  'with',
+  'without',
+  'during',
+  'while',
+  'otherwise',
+  'alternatively',
+  'instead',
+  'then',
+  'finally',
+  'first',
+  'next',
 ]);
 
 /** Index of the comma that ends a fronted adverbial (`If X,`, `On 3.9,`), or -1. */
@@ -78,8 +98,22 @@ export function leadEnd(tokens: readonly Token[]): number {
 
 const WAY = 'way|ways|method|approach';
 const QUALITY = [
-  'best', 'easiest', 'simplest', 'right', 'correct', 'proper', 'recommended', 'cleanest', 'fastest',
-  'preferred', 'good', 'better', 'idiomatic', 'standard', 'quickest', 'safest',
+  'best',
+  'easiest',
+  'simplest',
+  'right',
+  'correct',
+  'proper',
+  'recommended',
+  'cleanest',
+  'fastest',
+  'preferred',
+  'good',
+  'better',
+  'idiomatic',
+  'standard',
+  'quickest',
+  'safest',
 ].join('|');
 
 function parseHowTo(tokens: readonly Token[]): Shape | undefined {
@@ -115,7 +149,8 @@ function parseHowTo(tokens: readonly Token[]): Shape | undefined {
   return howTo(tokens.slice(0, k), k + 2);
 }
 
-const PERSONAL_VERBS = /^(like|feel|think|know|do|find|mean|want|say|spell|pronounce|usually|plan|manage|cope|deal|get|come|go|spend|keep|enjoy|prefer|rate|see|intend|expect|handle|remember|pay|travel|live)$/;
+const PERSONAL_VERBS =
+  /^(like|feel|think|know|do|find|mean|want|say|spell|pronounce|usually|plan|manage|cope|deal|get|come|go|spend|keep|enjoy|prefer|rate|see|intend|expect|handle|remember|pay|travel|live)$/;
 
 /** Skips `need to`/`have to`/`go about` before a verb (`how do I need to V` = `how to V`). */
 /** End of `which library` / `what tool` in a question: up to three nominal words after the wh-word. */
@@ -160,7 +195,13 @@ function parseQuestion(tokens: readonly Token[], question: boolean): Shape | und
     if (first.lower === 'how' && /^(long|much|many|often|big|fast|far|come)$/.test(tokens[1]?.lower ?? '')) start = 2;
     // `how many retries should I allow`: the counted noun belongs to the wh-phrase, whatever its tag.
     const counted = tokens[2];
-    if (first.lower === 'how' && /^(much|many)$/.test(tokens[1]?.lower ?? '') && counted && /^[a-z]/i.test(counted.text) && !AUX.has(counted.lower)) {
+    if (
+      first.lower === 'how' &&
+      /^(much|many)$/.test(tokens[1]?.lower ?? '') &&
+      counted &&
+      /^[a-z]/i.test(counted.text) &&
+      !AUX.has(counted.lower)
+    ) {
       start = whPhraseEnd(tokens, 3);
     }
     if (/^(which|what|whose)$/.test(first.lower)) start = whPhraseEnd(tokens, start);

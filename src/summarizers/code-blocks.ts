@@ -76,7 +76,13 @@ export function splitCode(text: string): SplitText {
     prose.push(line);
     i += 1;
   }
-  return { prose: prose.join('\n').replace(/\n{3,}/g, '\n\n').trim(), code };
+  return {
+    prose: prose
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    code,
+  };
 }
 
 /** Whether line `i` continues a block: it matches, or it is blank and the next line matches. */
@@ -113,7 +119,7 @@ const TRACE = /^at\s+\S.*[(\s]\S+:\d+(:\d+)?\)?$|^File ".+", line \d+|^Traceback
 /** Whether a single line reads as code rather than prose. Deliberately conservative. */
 export function looksLikeCode(line: string): boolean {
   const t = line.trim();
-  if (t === '' || LIST_ITEM.test(line) && !/[;{}]$/.test(t)) return false;
+  if (t === '' || (LIST_ITEM.test(line) && !/[;{}]$/.test(t))) return false;
   if (TRACE.test(t) || SHELL.test(t)) return true;
   if (/^[}\])]+[;,)]*$/.test(t) || /[{;]$/.test(t) || /^\/\/\s|^\/\*|^\*\/$/.test(t)) return true;
   const english = (t.replace(/(["'`]).*?\1/g, '').match(ENGLISH) ?? []).length;

@@ -1,6 +1,6 @@
 import type { WinkMethods } from 'wink-nlp';
 import type { SummarizerMessage } from '../ports.js';
-import { splitCode, type CodeBlock } from './code-blocks.js';
+import { type CodeBlock, splitCode } from './code-blocks.js';
 import { codeKind } from './code-language.js';
 import { isCourtesy } from './courtesy.js';
 import { cleanProse } from './prose.js';
@@ -50,10 +50,54 @@ export interface Conversation {
 
 // Verbs and nouns too common to say what a conversation is about.
 const GENERIC = new Set([
-  'be', 'have', 'do', 'get', 'make', 'go', 'know', 'think', 'want', 'need', 'thing', 'way', 'lot',
-  'something', 'anything', 'use', 'try', 'help', 'let', 'see', 'look', 'say', 'like', 'just', 'also',
-  'sure', 'good', 'great', 'question', 'answer', 'example', 'here', 'there', 'thanks', 'thank', 'yes',
-  'okay', 'ok', 'well', 'really', 'other', 'able', 'right', 'work', 'time', 'please', 'hi', 'hello',
+  'be',
+  'have',
+  'do',
+  'get',
+  'make',
+  'go',
+  'know',
+  'think',
+  'want',
+  'need',
+  'thing',
+  'way',
+  'lot',
+  'something',
+  'anything',
+  'use',
+  'try',
+  'help',
+  'let',
+  'see',
+  'look',
+  'say',
+  'like',
+  'just',
+  'also',
+  'sure',
+  'good',
+  'great',
+  'question',
+  'answer',
+  'example',
+  'here',
+  'there',
+  'thanks',
+  'thank',
+  'yes',
+  'okay',
+  'ok',
+  'well',
+  'really',
+  'other',
+  'able',
+  'right',
+  'work',
+  'time',
+  'please',
+  'hi',
+  'hello',
 ]);
 const CONTENT_POS = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'NUM']);
 // Only the start of a huge message (a pasted log or file) is read: it says what the message is.
@@ -82,9 +126,7 @@ export function analyzeConversation(nlp: WinkMethods, input: readonly Summarizer
         intro: /:\W*$/.test(text),
         words: wordy.length,
         terms: new Set(
-          tokens
-            .filter((t) => CONTENT_POS.has(t.pos) && !t.stop && /\p{L}{2}/u.test(t.text) && !GENERIC.has(t.lemma))
-            .map((t) => t.lemma),
+          tokens.filter((t) => CONTENT_POS.has(t.pos) && !t.stop && /\p{L}{2}/u.test(t.text) && !GENERIC.has(t.lemma)).map((t) => t.lemma),
         ),
       };
     });

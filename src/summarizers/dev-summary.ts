@@ -20,7 +20,10 @@ export function isAssistantChat(conversation: Conversation): boolean {
   const firstUser = conversation.messages.findIndex((m) => m.role === 'USER' && m.prose !== '');
   if (firstUser < 0) return false;
   return conversation.messages.some(
-    (m) => m.index > firstUser && m.role === 'ASSISTANT' && (m.code.length > 0 || m.sentences.reduce((sum, s) => sum + s.words, 0) >= ASSISTANT_ANSWER_WORDS),
+    (m) =>
+      m.index > firstUser &&
+      m.role === 'ASSISTANT' &&
+      (m.code.length > 0 || m.sentences.reduce((sum, s) => sum + s.words, 0) >= ASSISTANT_ANSWER_WORDS),
   );
 }
 
@@ -34,22 +37,30 @@ export const ASSISTANT_ANSWER_WORDS = 80;
  * - checklist and status lines: `✅ Updated PLAN.md`, `[-] Analyze …`, `Status: DONE`;
  * - tool prompts and boilerplate: `Continue to iterate?`, `Feel free to ask any additional questions.`
  */
-const NARRATION = /^(?:let me|let us|now let|now I|I will|I am going to|I need to|I can see|I found|I have|I'?ve|first,?|next,?|then,?|now,|perfect|great|excellent|good|here is|here are|read file|looking at|based on|okay|ok|sure|yes|no)\b/i;
-const BOILERPLATE = /continue to iterate|additional questions|feel free|let me know|hope this helps|if you (?:need|have|want)|would you like|do you want|should I\b/i;
-const MARKS = /[\p{Extended_Pictographic}\u2610-\u2612\u2713-\u2718\u27a1\u2b50\u2705\u274c]|\[[ xX-]\]|^\W*(?:[\p{Lu}][\p{L}-]*\s?){1,3}:/u;
+const NARRATION =
+  /^(?:let me|let us|now let|now I|I will|I am going to|I need to|I can see|I found|I have|I'?ve|first,?|next,?|then,?|now,|perfect|great|excellent|good|here is|here are|read file|looking at|based on|okay|ok|sure|yes|no)\b/i;
+const BOILERPLATE =
+  /continue to iterate|additional questions|feel free|let me know|hope this helps|if you (?:need|have|want)|would you like|do you want|should I\b/i;
+const MARKS =
+  /[\p{Extended_Pictographic}\u2610-\u2612\u2713-\u2718\u27a1\u2b50\u2705\u274c]|\[[ xX-]\]|^\W*(?:[\p{Lu}][\p{L}-]*\s?){1,3}:/u;
 /**
  * What the assistant found, did or decided: `The problem was that the workflow exited with code 1 …`,
  * `The .env.example file is now tracked in git.`, `All 42 tests pass.`
  */
-const OUTCOME = /\b(?:the (?:issue|problem|error|cause|root cause|fix|bug) (?:is|was)|(?:is|are|was|were|has been|have been) (?:now |successfully |already )?(?:fixed|resolved|updated|created|added|removed|moved|installed|pushed|implemented|completed|renamed|deleted|configured|merged|committed|done|ready|working|in place|tracked|passing)|now (?:uses|has|works|passes|includes|shows|runs|supports)|(?:tests?|build|ci|checks?) (?:now )?pass(?:es|ed)?|successfully|caused by|because)\b/i;
+const OUTCOME =
+  /\b(?:the (?:issue|problem|error|cause|root cause|fix|bug) (?:is|was)|(?:is|are|was|were|has been|have been) (?:now |successfully |already )?(?:fixed|resolved|updated|created|added|removed|moved|installed|pushed|implemented|completed|renamed|deleted|configured|merged|committed|done|ready|working|in place|tracked|passing)|now (?:uses|has|works|passes|includes|shows|runs|supports)|(?:tests?|build|ci|checks?) (?:now )?pass(?:es|ed)?|successfully|caused by|because)\b/i;
 
 const PERSONAL = /\b(?:I|me|my|mine|we|us|our|you|your|yours)\b/i;
 // `Can you please …` before a quoted request says nothing.
-const ASKING = /^(?:(?:hey|hi|ok|okay)[,!]?\s+)?(?:(?:can|could|would) you\s+(?:please\s+)?(?:help me\s+(?:to\s+)?)?|please\s+|help me\s+(?:to\s+)?|I (?:want|need|would like) (?:you )?(?:to\s+)?)+/i;
+const ASKING =
+  /^(?:(?:hey|hi|ok|okay)[,!]?\s+)?(?:(?:can|could|would) you\s+(?:please\s+)?(?:help me\s+(?:to\s+)?)?|please\s+|help me\s+(?:to\s+)?|I (?:want|need|would like) (?:you )?(?:to\s+)?)+/i;
 
 /** The request as quotable words: lead-ins out, `my`/`our` → `the` (`update my rules` → `update the rules`). */
 function asRequest(text: string): string {
-  return plain(text).replace(ASKING, '').replace(/\b(?:my|our)\b/g, 'the').replace(/\b(?:My|Our)\b/g, 'The');
+  return plain(text)
+    .replace(ASKING, '')
+    .replace(/\b(?:my|our)\b/g, 'the')
+    .replace(/\b(?:My|Our)\b/g, 'The');
 }
 
 const FOLLOW = /^(?:continue|next|go on|ok|okay|yes|no|thanks|thank you|great|perfect)\W*$/i;
@@ -112,7 +123,10 @@ function openRequest(conversation: Conversation): Sentence | undefined {
 export function quote(text: string, max: number): string {
   const words = plain(text).replace(/["“”]/g, "'").split(' ');
   const cut = words.length > max;
-  const body = words.slice(0, max).join(' ').replace(/[\s.,;:!]+$/, '');
+  const body = words
+    .slice(0, max)
+    .join(' ')
+    .replace(/[\s.,;:!]+$/, '');
   return `“${body}${cut ? '…' : ''}”`;
 }
 
@@ -168,7 +182,8 @@ export function writeAssistantChatSummary(
       .split(/[^a-z0-9]+/)
       .filter((w) => w.length > 2),
   );
-  for (const m of conversation.messages) if (m.role === 'USER') for (const s of m.sentences.slice(0, 2)) for (const t of s.terms) topic.add(t);
+  for (const m of conversation.messages)
+    if (m.role === 'USER') for (const s of m.sentences.slice(0, 2)) for (const t of s.terms) topic.add(t);
   // Nothing robust to say about the request: the sentence-level summary takes over.
   if (parts.length === 0) return '';
   const outcome = outcomeSentence(conversation, topic);

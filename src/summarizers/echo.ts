@@ -15,7 +15,8 @@ import { DOT, QUESTION_DOT } from './prose.js';
  * - `Let me fix the failing build.` → `fix the failing build`
  * - `I will help you with production deployment.` → noun phrase `production deployment`
  */
-const ANNOUNCE = /^(?:Great[!,.]?\s+|Sure[!,.]?\s+|Perfect[!,.]?\s+)?(?:I will|Let me|I am going to)\s+(?:now\s+)?(?:help you\s+(?:to\s+)?|go ahead and\s+)?(.+)$/i;
+const ANNOUNCE =
+  /^(?:Great[!,.]?\s+|Sure[!,.]?\s+|Perfect[!,.]?\s+)?(?:I will|Let me|I am going to)\s+(?:now\s+)?(?:help you\s+(?:to\s+)?|go ahead and\s+)?(.+)$/i;
 const WITH = /^with\s+(.+)$/i;
 
 /**
@@ -43,11 +44,16 @@ const LOOKING = /^(?:analy[sz]e|scan|check|examine|review|look|explore|read|insp
 // Words a title does not end on.
 const DANGLING = /^(and|or|to|for|of|in|on|with|from|by|at|as|into|about|the|a|an|is|are|be|your|my|our|if|when|what|how|that)$/i;
 
-const FILE_MENTION = /@?(?:[\w-]+\/)*[\w-]*\.?[\w-]+\.(?:mdc?|tsx?|jsx?|py|ya?ml|json|txt|toml|lock|sh|env(?:\.\w+)?)\b|@[\w./-]+|(?:[\w-]+\/)+(?=\s|$)/g;
+const FILE_MENTION =
+  /@?(?:[\w-]+\/)*[\w-]*\.?[\w-]+\.(?:mdc?|tsx?|jsx?|py|ya?ml|json|txt|toml|lock|sh|env(?:\.\w+)?)\b|@[\w./-]+|(?:[\w-]+\/)+(?=\s|$)/g;
 
 /** Every file or folder mention in `text` named by its subject: `fix @auto-fix-ci.yml` → `fix auto fix ci`. */
 export function describeFiles(text: string): string {
-  return text.replaceAll(DOT, '.').replace(FILE_MENTION, (m) => fileSubject(m)).replace(/\s{2,}/g, ' ').trim();
+  return text
+    .replaceAll(DOT, '.')
+    .replace(FILE_MENTION, (m) => fileSubject(m))
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }
 
 /** `@docs/api-spec.md` → `api spec`; `README.md` → `README`: a file named by its subject. */
@@ -122,13 +128,16 @@ function announced(conversation: Conversation, max: number): string | undefined 
 }
 
 // Politeness and framing before the request proper: `can you please`, `help me`, `I want to`.
-const LEAD_IN = /^(?:(?:can|could|would) you\s+(?:please\s+)?|please\s+|help me\s+(?:to\s+)?|I (?:want|need|would like) (?:you )?(?:to\s+)?|let us\s+)+/i;
+const LEAD_IN =
+  /^(?:(?:can|could|would) you\s+(?:please\s+)?|please\s+|help me\s+(?:to\s+)?|I (?:want|need|would like) (?:you )?(?:to\s+)?|let us\s+)+/i;
 // Imperatives that open developer requests; a title names them as activities (`Adding …`).
 const IMPERATIVE = new Set(
-  ('add create update fix make write start continue move change delete remove review check scan push install ' +
+  (
+    'add create update fix make write start continue move change delete remove review check scan push install ' +
     'organize implement complete resolve upload explain understand improve run set build deploy test refactor ' +
     'rename prepare focus propose merge return debug configure explore enhance clean find analyze document ' +
-    'generate convert migrate upgrade setup use pull commit release publish optimize').split(' '),
+    'generate convert migrate upgrade setup use pull commit release publish optimize'
+  ).split(' '),
 );
 
 /**

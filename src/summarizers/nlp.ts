@@ -50,10 +50,7 @@ export function createNlpHolder(): NlpHolder {
 
 async function loadPipeline(): Promise<WinkMethods> {
   // Dynamic imports keep `import { createExtractiveSummarizer }` cheap: the model is read on first use.
-  const [{ default: winkNLP }, { default: model }] = await Promise.all([
-    import('wink-nlp'),
-    import('wink-eng-lite-web-model'),
-  ]);
+  const [{ default: winkNLP }, { default: model }] = await Promise.all([import('wink-nlp'), import('wink-eng-lite-web-model')]);
   // Sentence boundaries and part-of-speech tags are all the summarizer needs; skipping NER,
   // negation and sentiment makes reading a document several times faster.
   return winkNLP(model, ['sbd', 'pos']);

@@ -125,5 +125,9 @@ export function glue(...runs: ReadonlyArray<readonly Token[]>): Token[] {
 
 /** `tokens` with the token at `index` replaced by `phrase`, spaced as separate words. */
 export function replaceAt(tokens: readonly Token[], index: number, phrase: readonly Token[]): Token[] {
-  return glue(tokens.slice(0, index), phrase, tokens.slice(index + 1).map((t, i) => (i === 0 ? { ...t, space: true } : t)));
+  return glue(
+    tokens.slice(0, index),
+    phrase,
+    tokens.slice(index + 1).map((t, i) => (i === 0 ? { ...t, space: true } : t)),
+  );
 }

@@ -1,6 +1,6 @@
 import type { Role } from './conversation.js';
-import { thirdPerson } from './inflect.js';
 import { isBaseVerb } from './grammar.js';
+import { thirdPerson } from './inflect.js';
 import { retext, type Token } from './tokens.js';
 
 /** How the observer names the two parties, lower-cased for use inside a sentence. */

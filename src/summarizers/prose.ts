@@ -29,7 +29,14 @@ export function cleanProse(prose: string): string {
     }
     const isItem = LIST_MARKER.test(raw) || HEADING.test(raw);
     if (isItem) flush();
-    current.push(inline(raw.replace(LIST_MARKER, '').replace(HEADING, '').replace(/^\s*>\s?/, '')));
+    current.push(
+      inline(
+        raw
+          .replace(LIST_MARKER, '')
+          .replace(HEADING, '')
+          .replace(/^\s*>\s?/, ''),
+      ),
+    );
     if (isItem && HEADING.test(raw)) flush();
   }
   flush();
@@ -75,7 +82,12 @@ function inlineCode(code: string): string {
 }
 
 const PRONOUN_CONTRACTIONS: Readonly<Record<string, string>> = {
-  m: 'am', re: 'are', ve: 'have', d: 'would', ll: 'will', s: 'is',
+  m: 'am',
+  re: 'are',
+  ve: 'have',
+  d: 'would',
+  ll: 'will',
+  s: 'is',
 };
 
 /** `I'm` → `I am`, `doesn't` → `does not`, `can't` → `cannot`, `it's been` → `it has been`. */

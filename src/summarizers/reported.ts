@@ -1,13 +1,13 @@
 import type { Shape } from './clause.js';
-import { isBaseVerb, startsVerbObject } from './grammar.js';
 import type { Role } from './conversation.js';
+import { isBaseVerb, startsVerbObject } from './grammar.js';
 import { gerund, past, thirdPerson } from './inflect.js';
 import { DO_FORMS, PROBLEM_WORDS } from './lexicon.js';
 import { gerundize, glue, lowerFirst, replaceAt } from './phrase.js';
-import { shiftPronouns, type Referents } from './pronouns.js';
+import { type Referents, shiftPronouns } from './pronouns.js';
 import type { Prepared } from './request.js';
 import { referringPronoun } from './salient.js';
-import { joinTokens, retext, word, type Token } from './tokens.js';
+import { joinTokens, retext, type Token, word } from './tokens.js';
 
 /**
  * Rewrites one sentence as what an observer would report, without the speaker: `How do I retry X?`
@@ -96,12 +96,7 @@ function withReplacement(shape: Shape, replacement: readonly Token[] | undefined
   }
 }
 
-function suggestion(
-  vp: readonly Token[],
-  recommend: boolean,
-  shift: (t: readonly Token[]) => Token[],
-  imperative = false,
-): string {
+function suggestion(vp: readonly Token[], recommend: boolean, shift: (t: readonly Token[]) => Token[], imperative = false): string {
   const verb = recommend ? 'recommended' : 'suggested';
   const first = vp[0]?.lower;
   if (first === 'note' || first === 'remember') {
@@ -151,7 +146,10 @@ function question(q: Question, role: Role, names: Referents, shift: (t: readonly
  */
 function uninvertSecondQuestion(reported: string): string {
   return reported
-    .replace(/, (and|or) (when|how|why|where|which|what) (should|can|could|would|will|must|is|are) (they|it|he|she|we|you|one) /, ', $1 $2 $4 $3 ')
+    .replace(
+      /, (and|or) (when|how|why|where|which|what) (should|can|could|would|will|must|is|are) (they|it|he|she|we|you|one) /,
+      ', $1 $2 $4 $3 ',
+    )
     .replace(/, (and|or) (when|how|why|where|which|what) do (they|we|you) /, ', $1 $2 $3 ');
 }
 
@@ -239,7 +237,14 @@ function adviceTail(tokens: readonly Token[]): { end: number; start: number } | 
   for (let k = 1; k < tokens.length - 2; k++) {
     const start = tokens[k]!.text === ';' ? k + 1 : tokens[k]!.text === ',' && tokens[k + 1]?.lower === 'but' ? k + 2 : -1;
     const verb = tokens[start];
-    if (start > 0 && verb && /^[a-z]/.test(verb.text) && isBaseVerb(verb) && !NOT_ADVICE.test(verb.lower) && startsVerbObject(tokens[start + 1])) {
+    if (
+      start > 0 &&
+      verb &&
+      /^[a-z]/.test(verb.text) &&
+      isBaseVerb(verb) &&
+      !NOT_ADVICE.test(verb.lower) &&
+      startsVerbObject(tokens[start + 1])
+    ) {
       return { end: k, start };
     }
   }
@@ -251,5 +256,8 @@ const NOT_ADVICE = /^(feel|expect|hope|note|mind|let|say|see|imagine|consider)$/
 
 /** Joins tokens into text with tidy spacing. */
 function text(tokens: readonly Token[]): string {
-  return joinTokens(tokens).replace(/\s+/g, ' ').replace(/\s+([,.;:!?%])(?![\p{L}\d_])/gu, '$1').trim();
+  return joinTokens(tokens)
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([,.;:!?%])(?![\p{L}\d_])/gu, '$1')
+    .trim();
 }

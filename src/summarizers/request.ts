@@ -30,8 +30,10 @@ function dropVocative(tokens: readonly Token[]): Token[] {
   const comma = tokens.map((t) => t.text).lastIndexOf(',');
   if (comma < 1 || tokens.length - comma > 4) return [...tokens];
   const tail = tokens.slice(comma + 1);
-  const named = tail.length > 0 && (HONORIFIC.test(tail[0]!.lower) || (tail.length === 1 && ADDRESS.test(tail[0]!.lower)))
-    && tail.slice(1).every((t) => /^[A-Z.]/.test(t.text));
+  const named =
+    tail.length > 0 &&
+    (HONORIFIC.test(tail[0]!.lower) || (tail.length === 1 && ADDRESS.test(tail[0]!.lower))) &&
+    tail.slice(1).every((t) => /^[A-Z.]/.test(t.text));
   return named ? tokens.slice(0, comma) : [...tokens];
 }
 
@@ -47,7 +49,15 @@ export interface Request {
 const ROLE_ORDER: readonly Role[] = ['USER', 'UNKNOWN', 'ASSISTANT', 'SYSTEM'];
 
 const SHAPE_WEIGHT: Readonly<Record<Shape['kind'], number>> = {
-  howTo: 4, help: 4, question: 3, request: 3, desire: 3, report: 3, progressive: 2, suggestion: 1, statement: 0,
+  howTo: 4,
+  help: 4,
+  question: 3,
+  request: 3,
+  desire: 3,
+  report: 3,
+  progressive: 2,
+  suggestion: 1,
+  statement: 0,
 };
 
 /**

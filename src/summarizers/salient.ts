@@ -1,9 +1,9 @@
-import { nounPhraseEnd } from './grammar.js';
 import { codeNoun } from './code-language.js';
 import type { Conversation } from './conversation.js';
+import { nounPhraseEnd } from './grammar.js';
 import { DETERMINERS } from './lexicon.js';
 import type { Request } from './request.js';
-import { isWordy, startsPhrase, word, type Token } from './tokens.js';
+import { isWordy, startsPhrase, type Token, word } from './tokens.js';
 
 // `hundreds of files`: the files are meant, not the hundreds.
 const QUANTITY = /^(hundreds|thousands|millions|dozens|lots|tons|bunch|couple|number|plenty|few|some|many)$/;
@@ -81,11 +81,20 @@ export function salientPhrase(conversation: Conversation, request: Request, pron
     }
   }
   if (best) {
-    const body = lastWords(best.filter((t, i) => !(i === 0 && DETERMINERS.has(t.lower))), 4);
+    const body = lastWords(
+      best.filter((t, i) => !(i === 0 && DETERMINERS.has(t.lower))),
+      4,
+    );
     const named = body.every((t) => /^[A-Z]/.test(t.text));
     return named ? body : [word('the', 'DET'), ...body];
   }
   const code = request.message.code[0];
-  if (code && orCode) return [word('the', 'DET'), ...codeNoun(code.language).split(' ').map((w) => word(w, 'NOUN'))];
+  if (code && orCode)
+    return [
+      word('the', 'DET'),
+      ...codeNoun(code.language)
+        .split(' ')
+        .map((w) => word(w, 'NOUN')),
+    ];
   return undefined;
 }

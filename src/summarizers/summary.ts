@@ -1,15 +1,15 @@
 import { article, codeKind, codeNoun } from './code-language.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { hasGreeting, isThanks } from './courtesy.js';
+import { isAssistantChat, writeAssistantChatSummary } from './dev-summary.js';
 import { capitalizeText } from './phrase.js';
 import type { Referents } from './pronouns.js';
 import { reportPredicate } from './reported.js';
 import { pickRequest, prepare, type Request } from './request.js';
 import { referringPronoun, salientPhrase } from './salient.js';
 import { overlap, scoreSentence } from './scoring.js';
-import { word } from './tokens.js';
-import { isAssistantChat, writeAssistantChatSummary } from './dev-summary.js';
 import { writeTitle } from './title.js';
+import { word } from './tokens.js';
 
 /** Options of the summary writer. */
 export interface SummaryOptions {
@@ -99,7 +99,9 @@ function pick(
 ): Sentence[] {
   const scores = new Map<Sentence, number>();
   for (const s of conversation.sentences) if (eligible(s) && s !== opening) scores.set(s, scoreSentence(conversation, s));
-  const ranked = [...scores].filter(([, score]) => score > 0).map(([s]) => s)
+  const ranked = [...scores]
+    .filter(([, score]) => score > 0)
+    .map(([s]) => s)
     .sort((a, b) => scores.get(b)! - scores.get(a)! || a.message - b.message || a.index - b.index);
   const picked: Sentence[] = [];
   const take = (s: Sentence): void => {
@@ -195,7 +197,7 @@ function render(
 
   for (const item of items) {
     const message = conversation.messages[item.message]!;
-    const hasCode = message.code.length > 0 && !described.has(message.index) && (message.role !== 'SYSTEM');
+    const hasCode = message.code.length > 0 && !described.has(message.index) && message.role !== 'SYSTEM';
     if (!item.sentence) {
       described.add(message.index);
       if (!push(item, `${item.role === 'ASSISTANT' ? 'replied with' : 'shared'} ${describe(message)}`)) break;
@@ -220,13 +222,7 @@ function render(
   return out.join(' ');
 }
 
-function predicateOf(
-  item: Item,
-  conversation: Conversation,
-  request: Request | undefined,
-  names: Referents,
-  withCode: boolean,
-): string {
+function predicateOf(item: Item, conversation: Conversation, request: Request | undefined, names: Referents, withCode: boolean): string {
   const sentence = item.sentence!;
   const message = conversation.messages[item.message]!;
   // Text in another language is not rewritten: the observer notes what was written.

@@ -3,7 +3,7 @@ import { isBaseVerb, isVerbLike, nounPhraseEnd } from './grammar.js';
 import { past, thirdPerson } from './inflect.js';
 import { DEICTIC_DETERMINERS, DO_FORMS, TOPIC_VERBS } from './lexicon.js';
 import { gerundize } from './phrase.js';
-import { isNominal, retext, startsPhrase, word, type Token } from './tokens.js';
+import { isNominal, retext, startsPhrase, type Token, word } from './tokens.js';
 
 /**
  * A sentence's shape as a title phrase: questions and requests become noun or gerund phrases

@@ -69,7 +69,10 @@ export function cut(tokens: readonly Token[], max: number): Token[] {
 const MAX_TITLE_CHARS = 80;
 
 export function render(tokens: readonly Token[]): string {
-  let text = joinTokens(tokens).replace(/\s+/g, ' ').replace(/\s+([,.;:!?])(?![\p{L}\d_])/gu, '$1').trim();
+  let text = joinTokens(tokens)
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([,.;:!?])(?![\p{L}\d_])/gu, '$1')
+    .trim();
   if (text.length > MAX_TITLE_CHARS) {
     const space = text.lastIndexOf(' ', MAX_TITLE_CHARS);
     text = space > 20 ? text.slice(0, space) : [...text].slice(0, 60).join('');

@@ -5,12 +5,12 @@ import { isAssistantChat } from './dev-summary.js';
 import { announcedTitle, describeFiles, requestOpening, requestTitle } from './echo.js';
 import { DEICTIC_DETERMINERS, VAGUE_TERMS } from './lexicon.js';
 import { capitalizeFirst, capitalizeText, dropAsides, replaceAt, trimEnd } from './phrase.js';
-import { pickRequest, prepare, requestScore, type Prepared, type Request } from './request.js';
+import { type Prepared, pickRequest, prepare, type Request, requestScore } from './request.js';
 import { referringPronoun, salientPhrase } from './salient.js';
 import { fromShape } from './title-shape.js';
-import { topicPhrase } from './topic.js';
 import { cut, render, trimTail } from './title-trim.js';
-import { countWords, isWordy, joinTokens, retext, startsPhrase, word, type Token } from './tokens.js';
+import { countWords, isWordy, joinTokens, retext, startsPhrase, type Token, word } from './tokens.js';
+import { topicPhrase } from './topic.js';
 
 /** Options of the title writer. */
 export interface TitleOptions {
@@ -102,7 +102,9 @@ const ANSWER_WORDS = 30;
  */
 function chatty(conversation: Conversation, request: Request): boolean {
   if (request.message.code.length > 0) return false;
-  const reply = conversation.messages.find((m) => m.index > request.message.index && m.role !== request.message.role && m.role !== 'SYSTEM');
+  const reply = conversation.messages.find(
+    (m) => m.index > request.message.index && m.role !== request.message.role && m.role !== 'SYSTEM',
+  );
   if (!reply || reply.code.length > 0) return false;
   const shape = request.prepared.shape;
   if (shape.kind === 'howTo') return false;
@@ -151,7 +153,11 @@ export function codeTitle(language: string | undefined): string {
 
 /** The first `count` words of `text`; for scripts written without spaces, the first 20 characters. */
 export function firstWords(text: string, count: number): string {
-  const words = text.replace(/\s+/g, ' ').trim().split(' ').filter((w) => /[\p{L}\p{N}]/u.test(w));
+  const words = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .split(' ')
+    .filter((w) => /[\p{L}\p{N}]/u.test(w));
   let out = words.slice(0, count).join(' ');
   if ([...out].length > 60) {
     // Scripts without spaces (or one huge word) give one long "word": keep its first characters.
@@ -170,7 +176,11 @@ function finish(raw: readonly Token[], conversation: Conversation, request: Requ
   if (phrase) {
     // `rename them all` → `rename the files`: the quantifier belonged to the pronoun.
     const all = /^(all|both)$/.test(tokens[pronoun + 1]?.lower ?? '') ? 1 : 0;
-    tokens = replaceAt(tokens.filter((_, i) => i !== pronoun + 1 || all === 0), pronoun, phrase);
+    tokens = replaceAt(
+      tokens.filter((_, i) => i !== pronoun + 1 || all === 0),
+      pronoun,
+      phrase,
+    );
   }
   while (tokens[0] && /^(the|a|an|some|any)$/.test(tokens[0].lower)) tokens = tokens.slice(1);
   if (tokens[0]) tokens[0] = { ...tokens[0], space: false };

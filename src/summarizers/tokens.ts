@@ -28,12 +28,12 @@ export function readSentences(nlp: WinkMethods, text: string): Token[][] {
   const all: Token[] = texts.map((raw, i) => {
     const t = raw.replaceAll(DOT, '.').replaceAll(QUESTION_DOT, '?.');
     return {
-    text: t,
-    lower: t.toLowerCase(),
-    lemma: (lemmas[i] ?? raw).replaceAll(DOT, '.').replaceAll(QUESTION_DOT, '?.').toLowerCase(),
-    pos: pos[i] ?? 'X',
-    space: (spaces[i] ?? '') !== '',
-    stop: stops[i] ?? false,
+      text: t,
+      lower: t.toLowerCase(),
+      lemma: (lemmas[i] ?? raw).replaceAll(DOT, '.').replaceAll(QUESTION_DOT, '?.').toLowerCase(),
+      pos: pos[i] ?? 'X',
+      space: (spaces[i] ?? '') !== '',
+      stop: stops[i] ?? false,
     };
   });
   const sentences: Token[][] = [];

@@ -2,7 +2,7 @@ import type { Conversation, Sentence } from './conversation.js';
 import { nounPhraseEnd } from './grammar.js';
 import { gerund } from './inflect.js';
 import { DETERMINERS } from './lexicon.js';
-import { isWordy, word, type Token } from './tokens.js';
+import { isWordy, type Token, word } from './tokens.js';
 
 /**
  * What a conversation is about, as a short phrase: the noun it keeps coming back to (in the most
@@ -13,17 +13,23 @@ import { isWordy, word, type Token } from './tokens.js';
  */
 
 // Nouns that never make a topic: time words, vague nouns, forms of address.
-const VAGUE_NOUNS = new Set(`today tonight tomorrow yesterday weekend morning evening afternoon night day week
+const VAGUE_NOUNS = new Set(
+  `today tonight tomorrow yesterday weekend morning evening afternoon night day week
   month year minute hour moment second people person man woman guy lady kind sort type bit course fact idea
   matter problem reason number name place part side end lot lots dear honey sir madam mr mrs ms miss dad mom
-  mum way thing stuff time everything something anything nothing one piece couple half rest`.split(/\s+/));
+  mum way thing stuff time everything something anything nothing one piece couple half rest`.split(/\s+/),
+);
 // Words that quantify or judge rather than describe: `more`, `first`, `good`, `certain`.
-const QUANTIFIERS = new Set(`more most few first last next certain similar other same such many much several
+const QUANTIFIERS = new Set(
+  `more most few first last next certain similar other same such many much several
   whole own any some little great good nice sure only real right wrong big small main entire various
-  particular specific lovely wonderful terrible awful fine okay`.split(/\s+/));
+  particular specific lovely wonderful terrible awful fine okay`.split(/\s+/),
+);
 // Verbs that say nothing about the topic (`have a cat`, `like coffee`): they are left out of the phrase.
-const LIGHT_VERBS = new Set(`be have do know think want need like love hate enjoy prefer let mean hope wish feel
-  seem look sound say tell try help`.split(/\s+/));
+const LIGHT_VERBS = new Set(
+  `be have do know think want need like love hate enjoy prefer let mean hope wish feel
+  seem look sound say tell try help`.split(/\s+/),
+);
 
 // Weights, set on the first half of the DialogSum development split.
 const VERB_WEIGHT = 1; // A governing verb the conversation repeats (`book … tickets`) counts like the noun.
@@ -95,7 +101,10 @@ function rank(conversation: Conversation, request: Sentence | undefined): Candid
       if (verb && body.length < 3) {
         // `rent a car` → `Renting a car`: an article stays with its noun after the verb.
         const article = /^(a|an|the)$/.test(tokens[start]!.lower) && body.length === phrase.length ? [tokens[start]!] : [];
-        tokensOut = [{ ...word(gerund(verb.lemma), 'VERB', verb.lemma), space: false }, ...[...article, ...body].map((t, k) => (k === 0 ? { ...t, space: true } : t))];
+        tokensOut = [
+          { ...word(gerund(verb.lemma), 'VERB', verb.lemma), space: false },
+          ...[...article, ...body].map((t, k) => (k === 0 ? { ...t, space: true } : t)),
+        ];
         score += VERB_WEIGHT * weight(verb.lemma);
       }
       if (s === request) score += REQUEST_BONUS;
@@ -106,7 +115,10 @@ function rank(conversation: Conversation, request: Sentence | undefined): Candid
     }
   }
   // Stable: equal scores keep conversation order.
-  return out.map((c, i) => ({ c, i })).sort((a, b) => b.c.score - a.c.score || a.i - b.i).map(({ c }) => c);
+  return out
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => b.c.score - a.c.score || a.i - b.i)
+    .map(({ c }) => c);
 }
 
 /** Words of a noun phrase without determiners, quantifiers, numbers, possessors or punctuation. */
@@ -116,7 +128,10 @@ function cleanPhrase(chunk: readonly Token[]): Token[] {
   if (stop >= 0) phrase = phrase.slice(0, stop);
   const possessive = phrase.findIndex((t) => t.lower === "'s" || t.lower === "'");
   if (possessive >= 0) phrase = phrase.slice(possessive + 1);
-  while (phrase[0] && (DETERMINERS.has(phrase[0].lower) || phrase[0].pos === 'PRON' || phrase[0].pos === 'NUM' || QUANTIFIERS.has(phrase[0].lower))) {
+  while (
+    phrase[0] &&
+    (DETERMINERS.has(phrase[0].lower) || phrase[0].pos === 'PRON' || phrase[0].pos === 'NUM' || QUANTIFIERS.has(phrase[0].lower))
+  ) {
     phrase = phrase.slice(1);
   }
   return phrase;

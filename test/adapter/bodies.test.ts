@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_ROUTES } from '../../adapters/hono/routes.js';
+import { type Answer, expectError, expectJson, expectNoContent, path, routerForTest, stateOf } from '../helpers/http.js';
 import { conversationWith, said, seededModel } from '../helpers/service.js';
-import { expectError, expectJson, expectNoContent, path, routerForTest, stateOf, type Answer } from '../helpers/http.js';
 
 /** A router over a conversation with two messages and a downloaded custom LLM. */
 async function setUp() {
   const context = await routerForTest();
-  const conversation = await conversationWith(context.service, said('USER', 'Why is the build slow?'), said('ASSISTANT', 'Cache the deps.'));
+  const conversation = await conversationWith(
+    context.service,
+    said('USER', 'Why is the build slow?'),
+    said('ASSISTANT', 'Cache the deps.'),
+  );
   const model = await context.service.createModel(seededModel({ downloaded: true }));
   return { ...context, conversation, model };
 }

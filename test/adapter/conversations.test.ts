@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeSummarizer } from '../../src/index.js';
+import { expectError, expectJson, expectNoContent, type HttpClient as Http, path, routerForTest, stateOf } from '../helpers/http.js';
 import { conversationWith, said } from '../helpers/service.js';
-import { expectError, expectJson, expectNoContent, path, routerForTest, stateOf, type HttpClient as Http } from '../helpers/http.js';
 
 /** A router over a service holding one conversation with two messages. */
 async function withConversation() {
@@ -32,13 +32,16 @@ describe('GET /conversation/{conversation}/messages', () => {
     const body = expectJson(await http.get(path`/conversation/${conversation.id}/messages`));
     expect(body.iterable.map((m: { id: string }) => m.id)).toEqual(messageIds);
     expect(body.iterable.map((m: { role: string }) => m.role)).toEqual(['USER', 'ASSISTANT']);
-    expect(body.iterable[1]).toMatchObject({ conversation: { id: conversation.id }, fragment: { string: { raw: 'Use exponential backoff with jitter.' } } });
+    expect(body.iterable[1]).toMatchObject({
+      conversation: { id: conversation.id },
+      fragment: { string: { raw: 'Use exponential backoff with jitter.' } },
+    });
     expect(body.indices).toEqual({ [messageIds[0]!]: 0, [messageIds[1]!]: 1 });
   });
 });
 
 describe('POST /conversation/{conversation}/rename', () => {
-  it("answers 200 with the conversation named by the summarizer, and the name is stored", async () => {
+  it('answers 200 with the conversation named by the summarizer, and the name is stored', async () => {
     const { http, summarizer, conversation } = await withConversation();
     const body = expectJson(await http.post(path`/conversation/${conversation.id}/rename`));
     expect(body.id).toBe(conversation.id);
@@ -148,7 +151,11 @@ describe('messages: create, delete', () => {
     const message = expectJson(
       await http.postJson('/messages/create', { ...said('USER', 'and one more thing'), conversation: { id: conversation.id } }),
     );
-    expect(message).toMatchObject({ role: 'USER', conversation: { id: conversation.id }, fragment: { string: { raw: 'and one more thing' } } });
+    expect(message).toMatchObject({
+      role: 'USER',
+      conversation: { id: conversation.id },
+      fragment: { string: { raw: 'and one more thing' } },
+    });
     const listed = expectJson(await http.get(path`/conversation/${conversation.id}/messages`));
     expect(listed.iterable.map((m: { id: string }) => m.id)).toEqual([...messageIds, message.id]);
   });
@@ -221,23 +228,35 @@ describe('the transferables query parameter', () => {
 describe('GET /conversation/{conversation} after changes', () => {
   /** Each change a client can make that shows in the conversation, made over HTTP. */
   const CHANGES: { name: string; change(context: Awaited<ReturnType<typeof withConversation>>): Promise<void> }[] = [
-    { name: 'rename', change: async ({ http, conversation }) => void expectJson(await http.post(path`/conversation/${conversation.id}/rename`)) },
+    {
+      name: 'rename',
+      change: async ({ http, conversation }) => void expectJson(await http.post(path`/conversation/${conversation.id}/rename`)),
+    },
     {
       name: 'update',
-      change: async ({ http, conversation }) => void expectJson(await http.postJson('/conversation/update', { id: conversation.id, name: 'Edited' })),
+      change: async ({ http, conversation }) =>
+        void expectJson(await http.postJson('/conversation/update', { id: conversation.id, name: 'Edited' })),
     },
     {
       name: 'scores/increment',
       change: async ({ http, conversation }) =>
         expectNoContent(await http.postJson(path`/conversation/${conversation.id}/scores/increment`, { conversation: { reuse: true } })),
     },
-    { name: 'summarize', change: async ({ http, conversation }) => void expectJson(await http.postJson(path`/conversation/${conversation.id}/summarize`)) },
+    {
+      name: 'summarize',
+      change: async ({ http, conversation }) => void expectJson(await http.postJson(path`/conversation/${conversation.id}/summarize`)),
+    },
     {
       name: 'messages/create',
       change: async ({ http, conversation }) =>
-        void expectJson(await http.postJson('/messages/create', { ...said('USER', 'a late addition'), conversation: { id: conversation.id } })),
+        void expectJson(
+          await http.postJson('/messages/create', { ...said('USER', 'a late addition'), conversation: { id: conversation.id } }),
+        ),
     },
-    { name: 'messages/{m}/delete', change: async ({ http, messageIds }) => expectNoContent(await http.post(path`/messages/${messageIds[0]!}/delete`)) },
+    {
+      name: 'messages/{m}/delete',
+      change: async ({ http, messageIds }) => expectNoContent(await http.post(path`/messages/${messageIds[0]!}/delete`)),
+    },
     {
       name: 'websites associate',
       change: async ({ http, conversation }) => {

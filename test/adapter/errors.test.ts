@@ -2,8 +2,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHonoRouter } from '../../adapters/hono/index.js';
 import { RECORD_ROUTES } from '../../adapters/hono/routes.js';
 import type { Service } from '../../src/index.js';
+import {
+  type Answer,
+  expectError,
+  expectJson,
+  expectNoContent,
+  type HttpClient,
+  httpClient,
+  path,
+  routerForTest,
+  stateOf,
+} from '../helpers/http.js';
 import { conversationWith, said, seededModel, serviceForTest } from '../helpers/service.js';
-import { expectError, expectJson, expectNoContent, httpClient, path, routerForTest, stateOf, type Answer, type HttpClient } from '../helpers/http.js';
 
 /** Every route that names a record by id (link routes: see links.test.ts), and the status of an unknown id. */
 const ID_ROUTES: { name: string; send(http: HttpClient, id: string): Promise<Answer>; status: number }[] = [
@@ -126,26 +136,37 @@ describe('faults', () => {
   };
 
   /** Routes whose service method is replaced with one that fails like a bug would. */
-  const FAULTS: { method: keyof Service; also?: (keyof Service)[]; send(http: HttpClient, ids: { conversation: string }): Promise<Answer> }[] = [
+  const FAULTS: {
+    method: keyof Service;
+    also?: (keyof Service)[];
+    send(http: HttpClient, ids: { conversation: string }): Promise<Answer>;
+  }[] = [
     // The route may read through either form of the same read.
-    { method: 'getConversation', also: ['getConversationJson'], send: (http, { conversation }) => http.get(path`/conversation/${conversation}`) },
+    {
+      method: 'getConversation',
+      also: ['getConversationJson'],
+      send: (http, { conversation }) => http.get(path`/conversation/${conversation}`),
+    },
     { method: 'summarizeConversation', send: (http, { conversation }) => http.postJson(path`/conversation/${conversation}/summarize`) },
     { method: 'associate', send: (http, { conversation }) => http.post(path`/conversation/${conversation}/websites/associate/w1`) },
     { method: 'createModel', send: (http) => http.postJson('/models/create', seededModel()) },
     { method: 'listModels', send: (http) => http.get('/models') },
   ];
 
-  it.each(FAULTS)('a plain Error thrown by $method answers 500 INTERNAL without leaking its message', async ({ method, also = [], send }) => {
-    const { service } = await serviceForTest();
-    const conversation = await conversationWith(service, said('USER', 'hello'));
-    const broken = { ...service, ...Object.fromEntries([method, ...also].map((name) => [name, fault])) } as Service;
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const answer = await send(httpClient(createHonoRouter(broken)), { conversation: conversation.id });
-    expectError(answer, 500, 'INTERNAL');
-    expect(answer.text).not.toContain('ENOSPC');
-    expect(answer.text).not.toContain('secret-store');
-    expect(logged).toHaveBeenCalled();
-  });
+  it.each(FAULTS)(
+    'a plain Error thrown by $method answers 500 INTERNAL without leaking its message',
+    async ({ method, also = [], send }) => {
+      const { service } = await serviceForTest();
+      const conversation = await conversationWith(service, said('USER', 'hello'));
+      const broken = { ...service, ...Object.fromEntries([method, ...also].map((name) => [name, fault])) } as Service;
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+      const answer = await send(httpClient(createHonoRouter(broken)), { conversation: conversation.id });
+      expectError(answer, 500, 'INTERNAL');
+      expect(answer.text).not.toContain('ENOSPC');
+      expect(answer.text).not.toContain('secret-store');
+      expect(logged).toHaveBeenCalled();
+    },
+  );
 
   it('service errors are not faults: a rejected request is answered with its own status, not 500', async () => {
     const { http } = await routerForTest();

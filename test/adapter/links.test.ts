@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LINK_ROUTES } from '../../adapters/hono/routes.js';
 import { LINK_KINDS, type LinkKind } from '../../src/index.js';
+import { expectError, expectJson, expectNoContent, type HttpClient, path, routerForTest, stateOf } from '../helpers/http.js';
 import { conversationWith, said, seeds } from '../helpers/service.js';
-import { expectError, expectJson, expectNoContent, path, routerForTest, stateOf, type HttpClient } from '../helpers/http.js';
 
 /**
  * For each link kind: how to make a record of that kind over HTTP, where the conversation lists

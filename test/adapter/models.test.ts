@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conversationWith, said, seededModel } from '../helpers/service.js';
 import { expectError, expectJson, expectNoContent, path, routerForTest, stateOf } from '../helpers/http.js';
+import { conversationWith, said, seededModel } from '../helpers/service.js';
 
 const idsOf = (list: { iterable: { id: string }[] }) => list.iterable.map((model) => model.id);
 
@@ -78,7 +78,9 @@ describe('POST /models/unload', () => {
     const { id } = await conversationWith(service, said('USER', 'Name this chat about retries, please.'));
     expectJson(await http.post(path`/conversation/${id}/rename`)); // loads the built-in model
     const loaded = async () =>
-      expectJson(await http.get('/models')).iterable.filter((m: { loaded?: boolean }) => m.loaded).map((m: { id: string }) => m.id);
+      expectJson(await http.get('/models'))
+        .iterable.filter((m: { loaded?: boolean }) => m.loaded)
+        .map((m: { id: string }) => m.id);
     expect(await loaded()).toEqual([summarizer.model.id]);
 
     expectNoContent(await http.post('/models/unload'));

@@ -3,8 +3,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHonoRouter, type HonoRouterOptions } from '../../adapters/hono/index.js';
-import { conversationWith, said, seededModel, serviceForTest } from '../helpers/service.js';
 import { answerOf, expectError, expectJson, expectNoContent, httpClient, path } from '../helpers/http.js';
+import { conversationWith, said, seededModel, serviceForTest } from '../helpers/service.js';
 
 /** The router mounted at /api in the host's own Hono app, which has routes of its own. */
 async function mountedAtApi(options?: HonoRouterOptions) {
@@ -17,7 +17,7 @@ async function mountedAtApi(options?: HonoRouterOptions) {
 }
 
 describe('mounted under a prefix in another Hono app', () => {
-  it('answers the routes at /api/..., next to the host app\'s own routes', async () => {
+  it("answers the routes at /api/..., next to the host app's own routes", async () => {
     const { host, api, conversation } = await mountedAtApi();
     expect(expectJson(await api.get(path`/conversation/${conversation.id}`)).id).toBe(conversation.id);
     expect(expectJson(await api.get('/models')).iterable).toHaveLength(1);
@@ -73,7 +73,7 @@ describe('served by @hono/node-server', () => {
     return { service, base: `http://127.0.0.1:${port}` };
   }
 
-  it('answers real fetches: JSON, 204, the client\'s empty JSON body, and decoded ids', async () => {
+  it("answers real fetches: JSON, 204, the client's empty JSON body, and decoded ids", async () => {
     const { service, base } = await served();
     const conversation = await conversationWith(service, said('USER', 'Over the wire.'));
 

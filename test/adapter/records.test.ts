@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_ROUTES } from '../../adapters/hono/routes.js';
-import { seeds } from '../helpers/service.js';
 import { expectError, expectJson, expectNoContent, path, routerForTest, stateOf } from '../helpers/http.js';
+import { seeds } from '../helpers/service.js';
 
 type RecordRoute = keyof typeof RECORD_ROUTES;
 

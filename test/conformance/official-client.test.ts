@@ -5,30 +5,30 @@
  * only that they parsed. The last test restarts the server on the same folder and checks the data
  * survived.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AnchorsApi,
   AnnotationsApi,
   AssetsApi,
   Configuration,
+  type Conversation,
   ConversationApi,
   ConversationMessagesApi,
   ConversationsApi,
+  type Model,
   ModelApi,
-  WellKnownApi,
   ModelsApi,
   RangesApi,
   ResponseError,
-  WebsitesApi,
-  WorkstreamSummariesApi,
-  type Conversation,
-  type Model,
   type SeededModel,
+  WebsitesApi,
+  WellKnownApi,
+  WorkstreamSummariesApi,
 } from '@pieces.app/pieces-os-client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -549,7 +549,8 @@ describe('the official client against the example server', () => {
         associate: () => api.conversation.conversationAssociateWebsite({ conversation: conversationId, website: website.id }),
         disassociate: () => api.conversation.conversationDisassociateWebsite({ conversation: conversationId, website: website.id }),
         conversationList: (c) => c.websites,
-        targetSide: async () => ids((await api.websites.websitesSnapshot()).iterable.find((other) => other.id === website.id)?.conversations),
+        targetSide: async () =>
+          ids((await api.websites.websitesSnapshot()).iterable.find((other) => other.id === website.id)?.conversations),
       });
       linked.website = website.id;
     });
@@ -571,11 +572,15 @@ describe('the official client against the example server', () => {
       });
       expect(summary.name).toBe('Morning: JSON persistence');
       await expectBothSidesFollow(summary.id, {
-        associate: () => api.conversation.conversationAssociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id }),
-        disassociate: () => api.conversation.conversationDisassociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id }),
+        associate: () =>
+          api.conversation.conversationAssociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id }),
+        disassociate: () =>
+          api.conversation.conversationDisassociateWorkstreamSummary({ conversation: conversationId, workstreamSummary: summary.id }),
         conversationList: (c) => c.summaries,
         targetSide: async () =>
-          ids((await api.workstreamSummaries.workstreamSummariesSnapshot()).iterable.find((other) => other.id === summary.id)?.conversations),
+          ids(
+            (await api.workstreamSummaries.workstreamSummariesSnapshot()).iterable.find((other) => other.id === summary.id)?.conversations,
+          ),
       });
       linked.workstreamSummary = summary.id;
     });
@@ -586,8 +591,10 @@ describe('the official client against the example server', () => {
       });
       expect(range.id).toEqual(expect.any(String));
       await expectBothSidesFollow(range.id, {
-        associate: () => api.conversation.conversationAssociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id }),
-        disassociate: () => api.conversation.conversationDisassociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id }),
+        associate: () =>
+          api.conversation.conversationAssociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id }),
+        disassociate: () =>
+          api.conversation.conversationDisassociateGroundingTemporalRangeWorkstream({ conversation: conversationId, range: range.id }),
         conversationList: (c) => c.grounding?.temporal?.workstreams,
         targetSide: async () => ids((await api.ranges.rangesSnapshot()).iterable.find((other) => other.id === range.id)?.conversations),
       });
@@ -625,7 +632,10 @@ describe('the official client against the example server', () => {
 
     it('answers 404 when either end of a link does not exist', async () => {
       await expectStatus(api.conversation.conversationAssociateAnchor({ conversation: conversationId, anchor: 'no-such-anchor' }), 404);
-      await expectStatus(api.conversation.conversationAssociateWebsite({ conversation: 'no-such-conversation', website: linked.website! }), 404);
+      await expectStatus(
+        api.conversation.conversationAssociateWebsite({ conversation: 'no-such-conversation', website: linked.website! }),
+        404,
+      );
       await expectStatus(
         api.conversation.conversationGroundingMessagesAssociateMessage({ conversation: conversationId, message: 'no-such-message' }),
         404,
@@ -711,7 +721,10 @@ describe('the official client against the example server', () => {
     it('ModelApi: download of a model without a source is refused (4xx); progress, cancel and update answer', async () => {
       await expectStatus(api.model.modelSpecificModelDownload({ model: customModelId }), is4xx);
       expect(await api.model.modelSpecificModelDownloadProgress({ model: customModelId })).toMatchObject({ status: 'UNKNOWN' });
-      expect(await api.model.modelSpecificModelDownloadCancel({ model: customModelId })).toMatchObject({ id: customModelId, downloading: false });
+      expect(await api.model.modelSpecificModelDownloadCancel({ model: customModelId })).toMatchObject({
+        id: customModelId,
+        downloading: false,
+      });
       const current = await api.model.modelsSpecificModelSnapshot({ model: customModelId });
       const updated = await api.model.modelUpdate({ model: { ...current, name: 'Renamed by the client' } });
       expect(updated).toMatchObject({ id: customModelId, name: 'Renamed by the client', custom: true });
@@ -767,39 +780,43 @@ describe('the official client against the example server', () => {
   });
 
   describe('persistence across a restart', () => {
-    it('finds everything again after the server restarts on the same data folder', async () => {
-      await stopServer(server!.child);
-      server = await startServer(dataDir);
-      api = clientsFor(server.baseUrl);
+    it(
+      'finds everything again after the server restarts on the same data folder',
+      async () => {
+        await stopServer(server!.child);
+        server = await startServer(dataDir);
+        api = clientsFor(server.baseUrl);
 
-      const conversation = await api.conversation.conversationGetSpecificConversation({ conversation: conversationId });
-      expect(conversation.name).toBe('Reading and writing JSON files');
-      expect(conversation.favorited).toBe(true);
-      expect(conversation.messages.iterable.map((item) => item.reference?.fragment?.string?.raw)).toEqual(TEXTS);
-      expect(conversation.score?.reuse).toBe(2);
-      const summary = conversation.annotations?.iterable.find((item) => item.id === summaryAnnotationId);
-      expect(summary?.reference?.type).toBe('SUMMARY');
-      expect(summary?.reference?.text?.trim()).not.toBe('');
-      // Every link made above that is still in place (a failed link test is reported there).
-      const lists: Record<string, { iterable?: { id: string }[] } | undefined> = {
-        anchor: conversation.anchors,
-        asset: conversation.assets,
-        website: conversation.websites,
-        workstreamSummary: conversation.summaries,
-        range: conversation.grounding?.temporal?.workstreams,
-        message: conversation.grounding?.messages,
-      };
-      expect(Object.keys(linked).length).toBeGreaterThan(0);
-      for (const [kind, id] of Object.entries(linked)) expect(ids(lists[kind]), kind).toContain(id);
+        const conversation = await api.conversation.conversationGetSpecificConversation({ conversation: conversationId });
+        expect(conversation.name).toBe('Reading and writing JSON files');
+        expect(conversation.favorited).toBe(true);
+        expect(conversation.messages.iterable.map((item) => item.reference?.fragment?.string?.raw)).toEqual(TEXTS);
+        expect(conversation.score?.reuse).toBe(2);
+        const summary = conversation.annotations?.iterable.find((item) => item.id === summaryAnnotationId);
+        expect(summary?.reference?.type).toBe('SUMMARY');
+        expect(summary?.reference?.text?.trim()).not.toBe('');
+        // Every link made above that is still in place (a failed link test is reported there).
+        const lists: Record<string, { iterable?: { id: string }[] } | undefined> = {
+          anchor: conversation.anchors,
+          asset: conversation.assets,
+          website: conversation.websites,
+          workstreamSummary: conversation.summaries,
+          range: conversation.grounding?.temporal?.workstreams,
+          message: conversation.grounding?.messages,
+        };
+        expect(Object.keys(linked).length).toBeGreaterThan(0);
+        for (const [kind, id] of Object.entries(linked)) expect(ids(lists[kind]), kind).toContain(id);
 
-      const messages = await api.conversation.conversationSpecificConversationMessages({ conversation: conversationId });
-      expect(messages.iterable.map((message) => message.id)).toEqual(messageIds);
+        const messages = await api.conversation.conversationSpecificConversationMessages({ conversation: conversationId });
+        expect(messages.iterable.map((message) => message.id)).toEqual(messageIds);
 
-      const models = await api.models.modelsSnapshot();
-      const custom = models.iterable.find((model) => model.id === customModelId);
-      expect(custom?.custom).toBe(true);
-      expect(custom?.name).toBe(customModel.name);
-      await expectStatus(api.models.modelsCreateNewModel({ seededModel: customModel }), 409);
-    }, PORT_LINE_TIMEOUT_MS + EXIT_TIMEOUT_MS + 10_000);
+        const models = await api.models.modelsSnapshot();
+        const custom = models.iterable.find((model) => model.id === customModelId);
+        expect(custom?.custom).toBe(true);
+        expect(custom?.name).toBe(customModel.name);
+        await expectStatus(api.models.modelsCreateNewModel({ seededModel: customModel }), 409);
+      },
+      PORT_LINE_TIMEOUT_MS + EXIT_TIMEOUT_MS + 10_000,
+    );
   });
 });

@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository, JSON_FILE_FORMAT_VERSION } from '../../src/index.js';
-import { tempDir } from '../helpers/temp-dir.js';
 import { conversationRecord } from '../helpers/records.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { describeRepositoryContract } from './repository-contract.js';
 
 let counter = 0;

@@ -92,7 +92,11 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
         const seen = await repository.transact((tx) => {
           tx.put('conversations', conversationRecord('new'));
           tx.delete('conversations', 'old');
-          return { added: tx.get('conversations', 'new')?.id, removed: tx.get('conversations', 'old'), all: tx.list('conversations').map((r) => r.id) };
+          return {
+            added: tx.get('conversations', 'new')?.id,
+            removed: tx.get('conversations', 'old'),
+            all: tx.list('conversations').map((r) => r.id),
+          };
         });
         expect(seen).toEqual({ added: 'new', removed: undefined, all: ['new'] });
       }));

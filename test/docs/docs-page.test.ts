@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from '../../adapters/hono/serve.js';
+import { type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
 import { createService, type Service } from '../../src/index.js';
 import { CHROMIUM_PATH, launchChromium, recordAnswers } from '../security/browser-helpers.js';
 

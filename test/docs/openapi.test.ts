@@ -48,25 +48,61 @@ function clientOperations(): Map<string, { method: string; path: string }> {
 
 /** The client's operations this service implements: each must be in the document at the client's method and path. */
 const CLIENT_OPERATIONS = [
-  'getWellKnownHealth', 'getWellKnownVersion',
-  'conversationsCreateSpecificConversation', 'conversationsSnapshot', 'conversationsDeleteSpecificConversation',
-  'conversationUpdate', 'conversationGetSpecificConversation', 'conversationSpecificConversationMessages',
-  'conversationSpecificConversationRename', 'conversationSummarize', 'conversationScoresIncrement',
-  'conversationAssociateAnchor', 'conversationDisassociateAnchor', 'conversationAssociateAsset', 'conversationDisassociateAsset',
-  'conversationAssociateWebsite', 'conversationDisassociateWebsite',
-  'conversationAssociateWorkstreamSummary', 'conversationDisassociateWorkstreamSummary',
-  'conversationAssociateGroundingTemporalRangeWorkstream', 'conversationDisassociateGroundingTemporalRangeWorkstream',
-  'conversationGroundingMessagesAssociateMessage', 'conversationGroundingMessagesDisassociateMessage',
-  'messagesCreateSpecificMessage', 'messagesDeleteSpecificMessage',
-  'anchorsCreateNewAnchor', 'anchorsSnapshot', 'anchorsDeleteSpecificAnchor',
-  'assetsCreateNewAsset', 'assetsSnapshot', 'assetsDeleteAsset',
-  'websitesCreateNewWebsite', 'websitesSnapshot', 'websitesDeleteSpecificWebsite',
-  'rangesCreateNewRange', 'rangesSnapshot', 'rangesDeleteSpecificRange',
-  'workstreamSummariesCreateNewWorkstreamSummary', 'workstreamSummariesSnapshot', 'workstreamSummariesDeleteSpecificWorkstreamSummary',
-  'annotationsCreateNewAnnotation', 'annotationsSnapshot', 'annotationsDeleteSpecificAnnotation',
-  'modelsSnapshot', 'modelsCreateNewModel', 'unloadModels', 'modelsDeleteSpecificModel', 'modelsDeleteSpecificModelCache',
-  'modelsSpecificModelSnapshot', 'modelUpdate', 'modelSpecificModelLoad', 'modelSpecificModelUnload',
-  'modelSpecificModelDownload', 'modelSpecificModelDownloadCancel', 'modelSpecificModelDownloadProgress',
+  'getWellKnownHealth',
+  'getWellKnownVersion',
+  'conversationsCreateSpecificConversation',
+  'conversationsSnapshot',
+  'conversationsDeleteSpecificConversation',
+  'conversationUpdate',
+  'conversationGetSpecificConversation',
+  'conversationSpecificConversationMessages',
+  'conversationSpecificConversationRename',
+  'conversationSummarize',
+  'conversationScoresIncrement',
+  'conversationAssociateAnchor',
+  'conversationDisassociateAnchor',
+  'conversationAssociateAsset',
+  'conversationDisassociateAsset',
+  'conversationAssociateWebsite',
+  'conversationDisassociateWebsite',
+  'conversationAssociateWorkstreamSummary',
+  'conversationDisassociateWorkstreamSummary',
+  'conversationAssociateGroundingTemporalRangeWorkstream',
+  'conversationDisassociateGroundingTemporalRangeWorkstream',
+  'conversationGroundingMessagesAssociateMessage',
+  'conversationGroundingMessagesDisassociateMessage',
+  'messagesCreateSpecificMessage',
+  'messagesDeleteSpecificMessage',
+  'anchorsCreateNewAnchor',
+  'anchorsSnapshot',
+  'anchorsDeleteSpecificAnchor',
+  'assetsCreateNewAsset',
+  'assetsSnapshot',
+  'assetsDeleteAsset',
+  'websitesCreateNewWebsite',
+  'websitesSnapshot',
+  'websitesDeleteSpecificWebsite',
+  'rangesCreateNewRange',
+  'rangesSnapshot',
+  'rangesDeleteSpecificRange',
+  'workstreamSummariesCreateNewWorkstreamSummary',
+  'workstreamSummariesSnapshot',
+  'workstreamSummariesDeleteSpecificWorkstreamSummary',
+  'annotationsCreateNewAnnotation',
+  'annotationsSnapshot',
+  'annotationsDeleteSpecificAnnotation',
+  'modelsSnapshot',
+  'modelsCreateNewModel',
+  'unloadModels',
+  'modelsDeleteSpecificModel',
+  'modelsDeleteSpecificModelCache',
+  'modelsSpecificModelSnapshot',
+  'modelUpdate',
+  'modelSpecificModelLoad',
+  'modelSpecificModelUnload',
+  'modelSpecificModelDownload',
+  'modelSpecificModelDownloadCancel',
+  'modelSpecificModelDownloadProgress',
 ];
 
 const paramsAnonymous = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
@@ -102,7 +138,12 @@ describe('the OpenAPI document', () => {
     expect([...described].filter((op) => !served.has(op))).toEqual([]);
     expect(described.size).toBe(57);
     // The docs routes themselves are served.
-    expect(router.routes.filter((route) => DOCS_ROUTES.has(route.path)).map((route) => route.path).sort()).toEqual([...DOCS_ROUTES].sort());
+    expect(
+      router.routes
+        .filter((route) => DOCS_ROUTES.has(route.path))
+        .map((route) => route.path)
+        .sort(),
+    ).toEqual([...DOCS_ROUTES].sort());
   });
 
   it("has every operation of the official client that the service implements, at the client's method and path", () => {
@@ -132,7 +173,10 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const statuses = Object.keys(op.responses);
-        expect(statuses.some((s) => s === '200' || s === '204'), `${method} ${path}`).toBe(true);
+        expect(
+          statuses.some((s) => s === '200' || s === '204'),
+          `${method} ${path}`,
+        ).toBe(true);
         expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
         if (method === 'post') expect(statuses).toEqual(expect.arrayContaining(['413', '415']));
       }
@@ -146,7 +190,9 @@ describe('the OpenAPI document', () => {
     const seed = doc.components.schemas.SeededConversation as { required: string[]; properties: Record<string, { maxItems?: number }> };
     expect(seed.required).toEqual(['type']);
     expect(seed.properties.messages?.maxItems).toBeGreaterThan(0);
-    expect(doc.paths['/conversations/create']!.post!.requestBody).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/SeededConversation' } } } });
+    expect(doc.paths['/conversations/create']!.post!.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/SeededConversation' } } },
+    });
   });
 
   it('is served at /openapi.json, naming where the router is mounted', async () => {

@@ -27,7 +27,10 @@ export async function startOpenAiServer(models: string[], reply: (chat: Received
       response.end(JSON.stringify(value));
     };
     if (request.method === 'GET' && request.url === '/v1/models') {
-      return json(200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_760_000_000, owned_by: 'library' })) });
+      return json(200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 1_760_000_000, owned_by: 'library' })),
+      });
     }
     if (request.method === 'POST' && request.url === '/v1/chat/completions') {
       const chat = { ...(JSON.parse(body) as ReceivedChat), authorization: request.headers.authorization };
@@ -40,7 +43,11 @@ export async function startOpenAiServer(models: string[], reply: (chat: Received
       if (typeof scripted === 'object') await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
       const text = typeof scripted === 'string' ? scripted : scripted.text;
       if (response.destroyed) return;
-      return json(200, { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] });
+      return json(200, {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      });
     }
     json(404, { error: { message: `no route ${request.method} ${request.url}` } });
   });

@@ -1,4 +1,16 @@
-import { createFakeSummarizer, createService, type SeededAnchorInput, type SeededAnnotationInput, type SeededAssetInput, type SeededModelInput, type SeededRangeInput, type SeededWebsiteInput, type SeededWorkstreamSummaryInput, type Service, type ServiceOptions } from '../../src/index.js';
+import {
+  createFakeSummarizer,
+  createService,
+  type SeededAnchorInput,
+  type SeededAnnotationInput,
+  type SeededAssetInput,
+  type SeededModelInput,
+  type SeededRangeInput,
+  type SeededWebsiteInput,
+  type SeededWorkstreamSummaryInput,
+  type Service,
+  type ServiceOptions,
+} from '../../src/index.js';
 
 /** A clock that moves one second forward on every reading, so `updated` changes are visible. */
 export function steppingClock(start = Date.parse('2026-01-01T00:00:00.000Z')) {

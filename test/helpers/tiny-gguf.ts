@@ -15,13 +15,22 @@ export interface TinyGgufOptions {
 }
 
 // GGUF value types and the tensor type used here (ggml's F32).
-const U32 = 4, I32 = 5, F32 = 6, STRING = 8, ARRAY = 9;
+const U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  STRING = 8,
+  ARRAY = 9;
 const GGML_F32 = 0;
 const ALIGNMENT = 32;
 // Token types of llama.cpp's vocabulary: normal, unknown, control, byte.
-const NORMAL = 1, UNKNOWN = 2, CONTROL = 3, BYTE = 6;
-const CHATML = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
-const WORDS = 'the of to and in is it for on with as that this title summary user assistant retry payment api error code test model chat'.split(' ');
+const NORMAL = 1,
+  UNKNOWN = 2,
+  CONTROL = 3,
+  BYTE = 6;
+const CHATML =
+  "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
+const WORDS =
+  'the of to and in is it for on with as that this title summary user assistant retry payment api error code test model chat'.split(' ');
 
 /**
  * Writes a llama-architecture GGUF (format v3, F32 weights) with random weights, a SentencePiece
@@ -29,8 +38,17 @@ const WORDS = 'the of to and in is it for on with as that this title summary use
  * template, so that node-llama-cpp loads it and applies a real template. It answers gibberish.
  */
 export async function writeTinyGguf(file: string, options: TinyGgufOptions = {}): Promise<void> {
-  const embd = options.embedding ?? 32, blocks = options.blocks ?? 1, ff = embd * 2, heads = 4;
-  const tokens: [string, number][] = [['<unk>', UNKNOWN], ['<s>', CONTROL], ['</s>', CONTROL], ['<|im_start|>', CONTROL], ['<|im_end|>', CONTROL]];
+  const embd = options.embedding ?? 32,
+    blocks = options.blocks ?? 1,
+    ff = embd * 2,
+    heads = 4;
+  const tokens: [string, number][] = [
+    ['<unk>', UNKNOWN],
+    ['<s>', CONTROL],
+    ['</s>', CONTROL],
+    ['<|im_start|>', CONTROL],
+    ['<|im_end|>', CONTROL],
+  ];
   for (let byte = 0; byte < 256; byte++) tokens.push([`<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`, BYTE]);
   for (const letter of 'abcdefghijklmnopqrstuvwxyz') tokens.push([letter, NORMAL], [`▁${letter}`, NORMAL]);
   for (const word of WORDS) tokens.push([`▁${word}`, NORMAL]);

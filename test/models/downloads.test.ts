@@ -5,7 +5,7 @@
  * for many callers, and the bad inputs answered with clear errors.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,7 +62,11 @@ async function setUp(unique?: (url: string) => string) {
   const service = await createService({ dataDir, logger: { warn: () => undefined } });
   cleanups.push(files.close, () => service.close());
   const model = await service.createModel(
-    seededModel({ name: 'Tiny', unique: unique ? unique(files.url) : `${files.url}#sha256=${SHA256}`, bytes: { value: FILE.length, readable: '256 KB' } }),
+    seededModel({
+      name: 'Tiny',
+      unique: unique ? unique(files.url) : `${files.url}#sha256=${SHA256}`,
+      bytes: { value: FILE.length, readable: '256 KB' },
+    }),
   );
   return { files, dataDir, service, model, folder: cacheFolderOf(path.join(dataDir, 'models'), model.id) };
 }
@@ -160,7 +164,11 @@ describe('downloads', () => {
 });
 
 describe('refusals', () => {
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (isServiceError(error) ? error.code : String(error)));
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'resolved',
+      (error: unknown) => (isServiceError(error) ? error.code : String(error)),
+    );
 
   it('answers clear errors for a model without a source, a malformed source, no data folder, an unknown model', async () => {
     const { service } = await setUp();
@@ -185,7 +193,11 @@ describe('refusals', () => {
 
   it('updates a custom model and refuses to update a built-in one', async () => {
     const { service, model } = await setUp();
-    expect(await service.updateModel({ id: model.id, name: 'Renamed', description: 'A tiny test model' })).toMatchObject({ name: 'Renamed', description: 'A tiny test model', custom: true });
+    expect(await service.updateModel({ id: model.id, name: 'Renamed', description: 'A tiny test model' })).toMatchObject({
+      name: 'Renamed',
+      description: 'A tiny test model',
+      custom: true,
+    });
     expect((await service.getModel(model.id)).name).toBe('Renamed');
     const builtin = (await service.listModels()).iterable[0]!;
     expect(await codeOf(service.updateModel({ id: builtin.id, name: 'Mine now' }))).toBe('FORBIDDEN');

@@ -24,10 +24,22 @@ describe('conversations', () => {
     expect(conversation.type).toBe('COPILOT');
     expect(conversation.created).toEqual(conversation.updated);
     const [first, second] = conversation.messages.iterable;
-    expect(first?.reference).toMatchObject({ role: 'USER', conversation: { id: conversation.id }, fragment: { string: { raw: 'How do I retry?' } } });
+    expect(first?.reference).toMatchObject({
+      role: 'USER',
+      conversation: { id: conversation.id },
+      fragment: { string: { raw: 'How do I retry?' } },
+    });
     expect(second?.reference?.fragment?.string?.raw).toBe('Use backoff.');
     expect(conversation.messages.indices).toEqual({ [first!.id]: 0, [second!.id]: 1 });
-    for (const wrapper of [conversation.annotations, conversation.anchors, conversation.assets, conversation.websites, conversation.summaries, conversation.grounding.messages, conversation.grounding.temporal.workstreams]) {
+    for (const wrapper of [
+      conversation.annotations,
+      conversation.anchors,
+      conversation.assets,
+      conversation.websites,
+      conversation.summaries,
+      conversation.grounding.messages,
+      conversation.grounding.temporal.workstreams,
+    ]) {
       expect(wrapper.iterable).toEqual([]);
     }
   });
@@ -46,7 +58,10 @@ describe('conversations', () => {
 
   it('rejects an unknown id with NOT_FOUND and a malformed one with INVALID_INPUT', async () => {
     const { service } = await serviceForTest();
-    expect(await failure(() => service.getConversation('no-such-id'))).toMatchObject({ code: 'NOT_FOUND', details: { resource: 'conversation', id: 'no-such-id' } });
+    expect(await failure(() => service.getConversation('no-such-id'))).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { resource: 'conversation', id: 'no-such-id' },
+    });
     expect((await failure(() => service.getConversation(''))).code).toBe('INVALID_INPUT');
     const { id } = await conversationWith(service);
     expect((await failure(() => service.getConversation(id, { transferables: 'yes' as never }))).code).toBe('INVALID_INPUT');
@@ -66,7 +81,9 @@ describe('conversations', () => {
 
   it('refuses a message for a conversation that does not exist, and stores nothing', async () => {
     const { service } = await serviceForTest();
-    const error = await failure(() => service.createMessage({ role: 'USER', fragment: { string: { raw: 'x' } }, conversation: { id: 'ghost' } }));
+    const error = await failure(() =>
+      service.createMessage({ role: 'USER', fragment: { string: { raw: 'x' } }, conversation: { id: 'ghost' } }),
+    );
     expect(error.code).toBe('NOT_FOUND');
     expect((await service.listConversations()).iterable).toEqual([]);
   });
@@ -75,7 +92,14 @@ describe('conversations', () => {
     const { service } = await serviceForTest();
     const before = await conversationWith(service, said('USER', 'hello'));
 
-    const after = await service.updateConversation({ ...before, name: 'Renamed', favorited: true, type: 'UNKNOWN', created: { value: '1999-01-01T00:00:00.000Z' }, messages: { iterable: [] } } as never);
+    const after = await service.updateConversation({
+      ...before,
+      name: 'Renamed',
+      favorited: true,
+      type: 'UNKNOWN',
+      created: { value: '1999-01-01T00:00:00.000Z' },
+      messages: { iterable: [] },
+    } as never);
     expect(after).toMatchObject({ name: 'Renamed', favorited: true, type: 'UNKNOWN' });
     expect(after.created).toEqual(before.created);
     expect(Date.parse(after.updated.value)).toBeGreaterThan(Date.parse(before.updated.value));
@@ -124,7 +148,9 @@ describe('conversations', () => {
     const { id } = await conversationWith(service, said('USER', 'first'));
     const same = async () => {
       for (const transferables of [true, false]) {
-        expect(JSON.parse(await service.getConversationJson(id, { transferables }))).toEqual(await service.getConversation(id, { transferables }));
+        expect(JSON.parse(await service.getConversationJson(id, { transferables }))).toEqual(
+          await service.getConversation(id, { transferables }),
+        );
       }
     };
     await same();
@@ -140,7 +166,10 @@ describe('conversations', () => {
     await same();
     await service.deleteMessage((await service.listConversationMessages(id)).iterable[0]!.id);
     await same();
-    expect(JSON.parse(await service.getConversationJson(id))).toMatchObject({ name: 'Renamed', websites: { iterable: [{ id: website.id }] } });
+    expect(JSON.parse(await service.getConversationJson(id))).toMatchObject({
+      name: 'Renamed',
+      websites: { iterable: [{ id: website.id }] },
+    });
     await expect(service.getConversationJson('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

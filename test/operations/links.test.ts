@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LINK_KINDS, isServiceError, type LinkKind, type Service } from '../../src/index.js';
+import { isServiceError, LINK_KINDS, type LinkKind, type Service } from '../../src/index.js';
 import { conversationWith, said, seeds, serviceForTest } from '../helpers/service.js';
 
 /** How to make a record of each kind, and where its side of the link shows. */
-const targets: Record<LinkKind, { create(service: Service): Promise<string>; conversationsOf(service: Service, id: string): Promise<string[] | undefined> }> = {
+const targets: Record<
+  LinkKind,
+  { create(service: Service): Promise<string>; conversationsOf(service: Service, id: string): Promise<string[] | undefined> }
+> = {
   anchor: {
     create: async (s) => (await s.createAnchor(seeds.anchor)).id,
     conversationsOf: async (s, id) => (await s.listAnchors()).iterable.find((r) => r.id === id)?.conversations.iterable.map((c) => c.id),
@@ -18,7 +21,8 @@ const targets: Record<LinkKind, { create(service: Service): Promise<string>; con
   },
   workstreamSummary: {
     create: async (s) => (await s.createWorkstreamSummary(seeds.workstreamSummary)).id,
-    conversationsOf: async (s, id) => (await s.listWorkstreamSummaries()).iterable.find((r) => r.id === id)?.conversations.iterable.map((c) => c.id),
+    conversationsOf: async (s, id) =>
+      (await s.listWorkstreamSummaries()).iterable.find((r) => r.id === id)?.conversations.iterable.map((c) => c.id),
   },
   groundingRange: {
     create: async (s) => (await s.createRange(seeds.range)).id,
@@ -71,7 +75,10 @@ describe.each(Object.keys(LINK_KINDS) as LinkKind[])('links: %s', (kind) => {
     const suffix = kind[0]!.toUpperCase() + kind.slice(1);
     await (service as unknown as Record<string, (c: string, t: string) => Promise<void>>)[`associate${suffix}`]!(conversation.id, targetId);
 
-    await (service as unknown as Record<string, (c: string, t: string) => Promise<void>>)[`disassociate${suffix}`]!(conversation.id, targetId);
+    await (service as unknown as Record<string, (c: string, t: string) => Promise<void>>)[`disassociate${suffix}`]!(
+      conversation.id,
+      targetId,
+    );
     expect(await linkedIds(service, conversation.id, kind)).toEqual([]);
     const sideOfTarget = await target.conversationsOf(service, targetId);
     if (sideOfTarget) expect(sideOfTarget).toEqual([]);
@@ -83,8 +90,12 @@ describe.each(Object.keys(LINK_KINDS) as LinkKind[])('links: %s', (kind) => {
     const conversation = await conversationWith(service);
     const targetId = await target.create(service);
 
-    await expect(service.associate(kind, conversation.id, 'ghost')).rejects.toSatisfy((e) => isServiceError(e) && e.code === 'NOT_FOUND' && e.details.id === 'ghost');
-    await expect(service.associate(kind, 'ghost', targetId)).rejects.toSatisfy((e) => isServiceError(e) && e.code === 'NOT_FOUND' && e.details.resource === 'conversation');
+    await expect(service.associate(kind, conversation.id, 'ghost')).rejects.toSatisfy(
+      (e) => isServiceError(e) && e.code === 'NOT_FOUND' && e.details.id === 'ghost',
+    );
+    await expect(service.associate(kind, 'ghost', targetId)).rejects.toSatisfy(
+      (e) => isServiceError(e) && e.code === 'NOT_FOUND' && e.details.resource === 'conversation',
+    );
     await expect(service.disassociate(kind, 'ghost', targetId)).rejects.toSatisfy((e) => isServiceError(e) && e.code === 'NOT_FOUND');
     expect(await service.getConversation(conversation.id)).toEqual(conversation);
     const sideOfTarget = await target.conversationsOf(service, targetId);

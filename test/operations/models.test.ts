@@ -24,7 +24,10 @@ describe('models', () => {
   it('answers CONFLICT naming the existing model for a duplicate', async () => {
     const { service } = await serviceForTest();
     const first = await service.createModel(seededModel());
-    await expect(service.createModel(seededModel({ name: 'Another name' }))).rejects.toMatchObject({ code: 'CONFLICT', details: { existingId: first.id } });
+    await expect(service.createModel(seededModel({ name: 'Another name' }))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { existingId: first.id },
+    });
     const { unique: _u, ...withoutUnique } = seededModel();
     await expect(service.createModel({ ...withoutUnique, name: '  my llama ' })).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(service.createModel(seededModel({ unique: 'other', version: '2.0' }))).resolves.toMatchObject({ custom: true });
@@ -33,7 +36,10 @@ describe('models', () => {
   it('rejects a missing or invalid SeededModel and creates nothing', async () => {
     const { service } = await serviceForTest();
     await expect(service.createModel(undefined as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(service.createModel(seededModel({ usage: 'TELEPATHY' as never }))).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['usage'] }] } });
+    await expect(service.createModel(seededModel({ usage: 'TELEPATHY' as never }))).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { issues: [{ path: ['usage'] }] },
+    });
     await expect(service.createModel({ name: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await service.listModels()).iterable).toHaveLength(1);
   });

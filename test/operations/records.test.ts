@@ -5,7 +5,11 @@ describe('records conversations link to', () => {
   it('creates each kind from the seeded shape the client sends, and lists it', async () => {
     const { service } = await serviceForTest();
     const anchor = await service.createAnchor(seeds.anchor);
-    expect(anchor).toMatchObject({ type: 'FILE', points: { iterable: [{ reference: { fullpath: seeds.anchor.fullpath } }] }, conversations: { iterable: [] } });
+    expect(anchor).toMatchObject({
+      type: 'FILE',
+      points: { iterable: [{ reference: { fullpath: seeds.anchor.fullpath } }] },
+      conversations: { iterable: [] },
+    });
     const asset = await service.createAsset(seeds.asset);
     expect(asset.formats.iterable[0]?.fragment?.string?.raw).toBe('const x = 1;');
     expect(asset.original.id).toBe(asset.formats.iterable[0]?.id);
@@ -57,14 +61,20 @@ describe('records conversations link to', () => {
 
   it('rejects seeds without their required fields and stores nothing', async () => {
     const { service } = await serviceForTest();
-    await expect(service.createAnchor({ type: 'FILE' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['fullpath'] }] } });
+    await expect(service.createAnchor({ type: 'FILE' } as never)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { issues: [{ path: ['fullpath'] }] },
+    });
     await expect(service.createWebsite({ url: 'https://x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createAsset({ format: {} })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createWorkstreamSummary({ name: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createAnnotation({ text: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.createRange({ from: { value: 'not a date' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     // Date.parse would take "1" for a year; timestamps are ISO 8601 date-times.
-    await expect(service.createRange({ from: { value: '1' } })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { issues: [{ path: ['from', 'value'] }] } });
+    await expect(service.createRange({ from: { value: '1' } })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { issues: [{ path: ['from', 'value'] }] },
+    });
     await expect(service.createConversation({ type: 'CHAT' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await service.listAnchors()).iterable).toEqual([]);
     expect((await service.listConversations()).iterable).toEqual([]);

@@ -24,9 +24,13 @@ describe('scores', () => {
   it('rejects a malformed increment or unknown conversation and changes nothing', async () => {
     const { service } = await serviceForTest();
     const before = await conversationWith(service);
-    await expect(service.incrementConversationScores(before.id, { conversation: { reuse: 3 } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.incrementConversationScores(before.id, { conversation: { reuse: 3 } } as never)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     await expect(service.incrementConversationScores(before.id, [] as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(service.incrementConversationScores('ghost', { conversation: { reuse: true } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.incrementConversationScores('ghost', { conversation: { reuse: true } })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     expect(await service.getConversation(before.id)).toEqual(before);
   });
 });

@@ -66,7 +66,11 @@ describe('summarize', () => {
     const old = conversation.messages.iterable.map((m) => m.id);
     expect(await covered(first.annotation.id)).toEqual(old);
 
-    const added = await service.createMessage({ role: 'USER', fragment: { string: { raw: 'a follow-up' } }, conversation: { id: conversation.id } });
+    const added = await service.createMessage({
+      role: 'USER',
+      fragment: { string: { raw: 'a follow-up' } },
+      conversation: { id: conversation.id },
+    });
     const second = await service.summarizeConversation(conversation.id);
     expect(await covered(second.annotation.id)).toEqual([added.id]);
     expect(summarizer.calls.at(-1)?.messages.map((m) => m.text)).toEqual(['a follow-up']);
@@ -93,11 +97,15 @@ describe('summarize', () => {
     const other = await conversationWith(service, said('USER', 'theirs'));
     const empty = await conversationWith(service);
 
-    await expect(service.summarizeConversation(conversation.id, { messages: { iterable: [{ id: other.messages.iterable[0]!.id }] } })).rejects.toMatchObject({
+    await expect(
+      service.summarizeConversation(conversation.id, { messages: { iterable: [{ id: other.messages.iterable[0]!.id }] } }),
+    ).rejects.toMatchObject({
       code: 'INVALID_INPUT',
       details: { issues: [{ path: ['messages', 'iterable', 0, 'id'] }] },
     });
-    await expect(service.summarizeConversation(conversation.id, { messages: [] } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(service.summarizeConversation(conversation.id, { messages: [] } as never)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     await expect(service.summarizeConversation(empty.id)).rejects.toMatchObject({ code: 'UNPROCESSABLE' });
     await expect(service.summarizeConversation('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await service.listAnnotations()).iterable).toEqual([]);
@@ -110,7 +118,10 @@ describe('summarize', () => {
     expect((await builtin())?.loaded).toBe(false);
     const { id } = await service.createConversation({
       type: 'COPILOT',
-      messages: [said('USER', 'How do I parse JSON safely in TypeScript?'), said('ASSISTANT', 'Use zod to validate the parsed value against a schema.')],
+      messages: [
+        said('USER', 'How do I parse JSON safely in TypeScript?'),
+        said('ASSISTANT', 'Use zod to validate the parsed value against a schema.'),
+      ],
     });
     const renamed = await service.renameConversation(id);
     expect(renamed.name?.length).toBeGreaterThan(0);

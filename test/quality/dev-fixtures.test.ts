@@ -68,7 +68,13 @@ const contentOf = (text: string): Set<string> => new Set(tokenize(text).filter((
  * Answers the mismatches and how many sentences were judged.
  */
 function roleMismatches(summary: string, messages: readonly DevMessage[]): { mismatches: string[]; judged: number } {
-  const side = (role: 'USER' | 'ASSISTANT'): Set<string> => contentOf(messages.filter((m) => m.role === role).map((m) => m.text).join('\n'));
+  const side = (role: 'USER' | 'ASSISTANT'): Set<string> =>
+    contentOf(
+      messages
+        .filter((m) => m.role === role)
+        .map((m) => m.text)
+        .join('\n'),
+    );
   const users = side('USER');
   const assistants = side('ASSISTANT');
   const mismatches: string[] = [];
@@ -153,7 +159,8 @@ describe('developer fixtures through the service', () => {
   it('has a role check that catches swapped roles', () => {
     // The check suits summaries that report what each message said, as ours do; a person's
     // paraphrase may use the answer's words for the question, so references are not held to it.
-    const swap = (text: string): string => text.replace(/The (user|assistant)\b/g, (_, who: string) => `The ${who === 'user' ? 'assistant' : 'user'}`);
+    const swap = (text: string): string =>
+      text.replace(/The (user|assistant)\b/g, (_, who: string) => `The ${who === 'user' ? 'assistant' : 'user'}`);
     const caught = DEV_CONVERSATIONS.filter((c) => roleMismatches(swap(of(c).summary), c.messages).mismatches.length > 0);
     expect(caught.length).toBeGreaterThanOrEqual(DEV_CONVERSATIONS.length * 0.75);
   });
@@ -164,7 +171,8 @@ describe('developer fixtures through the service', () => {
       for (const role of ['USER', 'ASSISTANT'] as const) {
         const asked = c.messages.some((m) => m.role === role && /\?/.test(m.text.replace(FENCED, ' ')));
         const who = role === 'USER' ? 'user' : 'assistant';
-        if (!asked) expect(summary, c.id).not.toMatch(new RegExp(`The ${who} (also |then )?asked (whether|if|how|what|why|when|where|which|who)\\b`));
+        if (!asked)
+          expect(summary, c.id).not.toMatch(new RegExp(`The ${who} (also |then )?asked (whether|if|how|what|why|when|where|which|who)\\b`));
       }
     }
   });

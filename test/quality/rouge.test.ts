@@ -5,14 +5,39 @@ import { lcsLength, rouge, tokenize } from '../../bench/quality/rouge.js';
 describe('porterStem', () => {
   it('stems the examples of Porter (1980) as NLTK does', () => {
     const pairs: Array<[string, string]> = [
-      ['caresses', 'caress'], ['ponies', 'poni'], ['cats', 'cat'], ['feed', 'feed'], ['agreed', 'agre'],
-      ['plastered', 'plaster'], ['motoring', 'motor'], ['sing', 'sing'], ['conflated', 'conflat'],
-      ['troubled', 'troubl'], ['sized', 'size'], ['hopping', 'hop'], ['falling', 'fall'], ['hissing', 'hiss'],
-      ['filing', 'file'], ['happy', 'happi'], ['relational', 'relat'], ['rational', 'ration'],
-      ['conditional', 'condit'], ['digitizer', 'digit'], ['vietnamization', 'vietnam'], ['hopefulness', 'hope'],
-      ['electrical', 'electr'], ['adjustment', 'adjust'], ['adoption', 'adopt'], ['generously', 'gener'],
-      ['controlling', 'control'], ['oscillators', 'oscil'], ['conversations', 'convers'], ['deployment', 'deploy'],
-      ['summaries', 'summari'], ['quickly', 'quickli'], ['person1', 'person1'],
+      ['caresses', 'caress'],
+      ['ponies', 'poni'],
+      ['cats', 'cat'],
+      ['feed', 'feed'],
+      ['agreed', 'agre'],
+      ['plastered', 'plaster'],
+      ['motoring', 'motor'],
+      ['sing', 'sing'],
+      ['conflated', 'conflat'],
+      ['troubled', 'troubl'],
+      ['sized', 'size'],
+      ['hopping', 'hop'],
+      ['falling', 'fall'],
+      ['hissing', 'hiss'],
+      ['filing', 'file'],
+      ['happy', 'happi'],
+      ['relational', 'relat'],
+      ['rational', 'ration'],
+      ['conditional', 'condit'],
+      ['digitizer', 'digit'],
+      ['vietnamization', 'vietnam'],
+      ['hopefulness', 'hope'],
+      ['electrical', 'electr'],
+      ['adjustment', 'adjust'],
+      ['adoption', 'adopt'],
+      ['generously', 'gener'],
+      ['controlling', 'control'],
+      ['oscillators', 'oscil'],
+      ['conversations', 'convers'],
+      ['deployment', 'deploy'],
+      ['summaries', 'summari'],
+      ['quickly', 'quickli'],
+      ['person1', 'person1'],
     ];
     for (const [word, stem] of pairs) expect(porterStem(word), word).toBe(stem);
   });
@@ -20,8 +45,13 @@ describe('porterStem', () => {
   it("follows NLTK's extensions by default and the published algorithm on request", () => {
     // NLTK_EXTENSIONS (what rouge_score uses) versus ORIGINAL_ALGORITHM.
     const pairs: Array<[string, string, string]> = [
-      ['ties', 'tie', 'ti'], ['died', 'die', 'di'], ['dying', 'die', 'dy'], ['skies', 'sky', 'ski'],
-      ['enjoy', 'enjoy', 'enjoi'], ['playing', 'play', 'plai'], ['news', 'news', 'new'],
+      ['ties', 'tie', 'ti'],
+      ['died', 'die', 'di'],
+      ['dying', 'die', 'dy'],
+      ['skies', 'sky', 'ski'],
+      ['enjoy', 'enjoy', 'enjoi'],
+      ['playing', 'play', 'plai'],
+      ['news', 'news', 'new'],
     ];
     for (const [word, nltk, original] of pairs) {
       expect(porterStem(word), word).toBe(nltk);
@@ -39,7 +69,17 @@ describe('porterStem', () => {
 describe('rouge_score tokens', () => {
   it('lower-cases, splits on anything but [a-z0-9], and stems only words longer than 3 letters', () => {
     expect(tokenize("#Person1#: It's 3:30, isn't it? Running TESTS quickly!")).toEqual([
-      'person1', 'it', 's', '3', '30', 'isn', 't', 'it', 'run', 'test', 'quickli',
+      'person1',
+      'it',
+      's',
+      '3',
+      '30',
+      'isn',
+      't',
+      'it',
+      'run',
+      'test',
+      'quickli',
     ]);
     expect(tokenize('café—naïve')).toEqual(['caf', 'na', 've']);
     expect(tokenize('  ...  ')).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryRepository, type ConversationRecord, type MessageRecord } from '../../src/index.js';
-import { conversationJson } from '../../src/render/conversation-json.js';
+import { type ConversationRecord, createMemoryRepository, type MessageRecord } from '../../src/index.js';
 import { renderConversation } from '../../src/render/conversation.js';
+import { conversationJson } from '../../src/render/conversation-json.js';
 import { conversationRecord } from '../helpers/records.js';
 
 const at = (value: string) => ({ value });
@@ -80,7 +80,15 @@ describe('conversationJson', () => {
     const repository = createMemoryRepository();
     await repository.transact((tx) => {
       for (const message of [bare, full, textOnly]) tx.put('messages', message);
-      tx.put('annotations', { id: 'a-1', type: 'SUMMARY', text: 'The user asked.', conversation: 'c-1', messages: ['m-full'], created: at('2026-01-01T00:00:03.000Z'), updated: at('2026-01-01T00:00:03.000Z') });
+      tx.put('annotations', {
+        id: 'a-1',
+        type: 'SUMMARY',
+        text: 'The user asked.',
+        conversation: 'c-1',
+        messages: ['m-full'],
+        created: at('2026-01-01T00:00:03.000Z'),
+        updated: at('2026-01-01T00:00:03.000Z'),
+      });
       tx.put('conversations', conversation);
       tx.put('conversations', minimal);
       for (const message of odd) tx.put('messages', message);
@@ -89,7 +97,9 @@ describe('conversationJson', () => {
 
     await repository.read((view) => {
       // The summary's coverage shows on the message it covers.
-      expect(JSON.parse(conversationJson(view, conversation, { transferables: true })).messages.iterable[1].reference.annotations).toEqual({ iterable: [{ id: 'a-1' }] });
+      expect(JSON.parse(conversationJson(view, conversation, { transferables: true })).messages.iterable[1].reference.annotations).toEqual({
+        iterable: [{ id: 'a-1' }],
+      });
       for (const record of [conversation, minimal, ...oddConversations]) {
         for (const transferables of [true, false]) {
           const written = conversationJson(view, record, { transferables });

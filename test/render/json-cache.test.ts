@@ -78,7 +78,10 @@ describe('ConversationJsonCache', () => {
   it('keeps nothing with a budget of 0, or larger than its budget', async () => {
     const { view } = await storeOf(1);
     const v = await view();
-    for (const [budget, json] of [[0, '{}'], [10, 'x'.repeat(11)]] as const) {
+    for (const [budget, json] of [
+      [0, '{}'],
+      [10, 'x'.repeat(11)],
+    ] as const) {
       const cache = new ConversationJsonCache(budget);
       for (let i = 0; i < 3; i++) expect(read(cache, v, 'c-0', json)).toBe('miss');
     }

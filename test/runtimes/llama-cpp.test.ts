@@ -18,7 +18,7 @@ import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/ru
 import { createModelPool } from '../../src/runtimes/model-pool.js';
 import { said, seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { writeTinyGguf, type TinyGgufOptions } from '../helpers/tiny-gguf.js';
+import { type TinyGgufOptions, writeTinyGguf } from '../helpers/tiny-gguf.js';
 
 /** Why node-llama-cpp cannot run here, or undefined when it can. */
 const cannotRun = await (async () => {
@@ -31,7 +31,8 @@ const cannotRun = await (async () => {
     return (error as Error).message;
   }
 })();
-if (cannotRun) console.warn(`Skipping the llama-cpp runtime tests that run a model: node-llama-cpp cannot run on this machine (${cannotRun}).`);
+if (cannotRun)
+  console.warn(`Skipping the llama-cpp runtime tests that run a model: node-llama-cpp cannot run on this machine (${cannotRun}).`);
 
 const root = await tempDir('cms-llama-');
 const cacheRoot = path.join(root, 'models');
@@ -52,7 +53,16 @@ async function modelWithGguf(id: string, gguf: TinyGgufOptions = {}, fileName = 
   const folder = cacheFolderOf(cacheRoot, id);
   await mkdir(folder, { recursive: true });
   await writeTinyGguf(path.join(folder, fileName), gguf);
-  return { id, version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: id, cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION', custom: true };
+  return {
+    id,
+    version: '1',
+    created: { value: '2026-01-01T00:00:00.000Z' },
+    name: id,
+    cloud: false,
+    type: 'SPEED',
+    usage: 'CODE_CONVERSATION',
+    custom: true,
+  };
 }
 
 const ask: ChatMessage[] = [
@@ -104,7 +114,9 @@ describe('without a model running', () => {
   });
 
   it('without node-llama-cpp, still accepts the model, and using it says how to install node-llama-cpp', async () => {
-    const missing = Object.assign(new Error("Cannot find package 'node-llama-cpp' imported from runtime"), { code: 'ERR_MODULE_NOT_FOUND' });
+    const missing = Object.assign(new Error("Cannot find package 'node-llama-cpp' imported from runtime"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
     const llama = runtime({ importLlama: () => Promise.reject(missing) });
     const model = await modelWithGguf('no-library');
     expect(await llama.accepts(model)).toBe(true);
@@ -130,7 +142,12 @@ describe('the memory policy, with fake models', () => {
   it('when every loaded model is generating, another waits for one to finish, which is then freed before it loads', async () => {
     const { pool, events, load } = fakePool();
     let finish!: () => void;
-    const a = pool.use('a', load('a'), () => new Promise<void>((resolve) => (finish = resolve)).then(() => void events.push('a done')), never);
+    const a = pool.use(
+      'a',
+      load('a'),
+      () => new Promise<void>((resolve) => (finish = resolve)).then(() => void events.push('a done')),
+      never,
+    );
     await sleep(10);
     const b = pool.use('b', load('b'), async () => void events.push('b ran'), never);
     await sleep(10);
@@ -142,7 +159,14 @@ describe('the memory policy, with fake models', () => {
 
   it('forgets a model that failed to load, and tries again on the next use', async () => {
     const { pool, load } = fakePool();
-    await expect(pool.use('a', () => Promise.reject(new Error('corrupt file')), async () => 1, never)).rejects.toThrow('corrupt file');
+    await expect(
+      pool.use(
+        'a',
+        () => Promise.reject(new Error('corrupt file')),
+        async () => 1,
+        never,
+      ),
+    ).rejects.toThrow('corrupt file');
     expect(pool.get('a')).toBeUndefined();
     expect(await pool.use('a', load('a'), async () => 2, never)).toBe(2);
   });
@@ -295,7 +319,10 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
     const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: 1, contextSize: 2_048 });
     runtimes.push(llama);
     const chats: ChatMessage[][] = [];
-    const counted: ModelRuntime = { ...llama, chat: (model, messages, options) => (chats.push([...messages]), llama.chat(model, messages, options)) };
+    const counted: ModelRuntime = {
+      ...llama,
+      chat: (model, messages, options) => (chats.push([...messages]), llama.chat(model, messages, options)),
+    };
     const warnings: string[] = [];
     const service = await createService({ dataDir, runtimes: [counted], logger: { warn: (message) => warnings.push(message) } });
     try {
@@ -306,7 +333,10 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
       const conversation = await service.createConversation({
         type: 'COPILOT',
         model: { id: model.id },
-        messages: [said('USER', 'How do I retry a flaky payment API in TypeScript?'), said('ASSISTANT', 'Use exponential backoff with jitter and cap the attempts.')],
+        messages: [
+          said('USER', 'How do I retry a flaky payment API in TypeScript?'),
+          said('ASSISTANT', 'Use exponential backoff with jitter and cap the attempts.'),
+        ],
       });
       const renamed = await service.renameConversation(conversation.id);
       expect(chats).toHaveLength(1);
@@ -315,7 +345,9 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
       expect(renamed.name!.length).toBeGreaterThan(0);
       // Random weights answer garbage: either it passed the cleaning, or the embedded summarizer wrote it, said so.
       if (warnings.length > 0) expect(warnings.join('\n')).toContain(model.id);
-      console.log(`llama-cpp rename through the service: ${JSON.stringify(renamed.name)}${warnings.length ? ' (embedded summarizer fallback)' : ' (by the model)'}`);
+      console.log(
+        `llama-cpp rename through the service: ${JSON.stringify(renamed.name)}${warnings.length ? ' (embedded summarizer fallback)' : ' (by the model)'}`,
+      );
       expect((await service.getModel(model.id)).loaded).toBe(true);
       expect((await service.unloadModel(model.id)).loaded).toBe(false);
     } finally {

@@ -22,8 +22,17 @@ async function setUp(options: Partial<ServiceOptions> & { apiKey?: string } = {}
   servers.push(server);
   const warnings: string[] = [];
   const summarizer = createFakeSummarizer({ title: 'Embedded title', summary: 'The embedded summarizer wrote this summary.' });
-  const runtime = createOpenAiCompatibleRuntime({ baseUrl: server.baseUrl, listTtlMs: 0, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
-  const service = await createService({ summarizer, runtimes: [runtime], logger: { warn: (message) => warnings.push(message) }, ...options });
+  const runtime = createOpenAiCompatibleRuntime({
+    baseUrl: server.baseUrl,
+    listTtlMs: 0,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
+  const service = await createService({
+    summarizer,
+    runtimes: [runtime],
+    logger: { warn: (message) => warnings.push(message) },
+    ...options,
+  });
   return { server, service, warnings, summarizer };
 }
 
@@ -31,7 +40,10 @@ const conversationOn = (service: Service, model?: string) =>
   service.createConversation({
     type: 'COPILOT',
     ...(model ? { model: { id: model } } : {}),
-    messages: [said('USER', 'How do I retry a flaky payment API in TypeScript?'), said('ASSISTANT', 'Use exponential backoff with jitter and cap the attempts.')],
+    messages: [
+      said('USER', 'How do I retry a flaky payment API in TypeScript?'),
+      said('ASSISTANT', 'Use exponential backoff with jitter and cap the attempts.'),
+    ],
   });
 
 const annotationOf = async (service: Service, conversation: string, annotation: string) =>
@@ -42,7 +54,14 @@ describe('listing', () => {
     const { service } = await setUp();
     const models = (await service.listModels()).iterable;
     const llama = models.find((model) => model.unique === 'llama3.2:latest');
-    expect(llama).toMatchObject({ id: 'openai:llama3.2:latest', custom: false, usage: 'CODE_CONVERSATION', cloud: false, loaded: true, name: 'llama3.2:latest' });
+    expect(llama).toMatchObject({
+      id: 'openai:llama3.2:latest',
+      custom: false,
+      usage: 'CODE_CONVERSATION',
+      cloud: false,
+      loaded: true,
+      name: 'llama3.2:latest',
+    });
     expect(models.map((model) => model.id)).toEqual(['fake-summarizer', 'openai:llama3.2:latest', 'openai:qwen2.5-coder:7b']);
   });
 
@@ -77,7 +96,9 @@ describe('writing with the conversation’s model', () => {
 
   it('summarizes with the model; the annotation names the model that wrote it', async () => {
     const { service, server } = await setUp();
-    server.answer(() => '## Summary\nThe user asked how to retry a flaky payment API. The assistant suggested exponential backoff with jitter.');
+    server.answer(
+      () => '## Summary\nThe user asked how to retry a flaky payment API. The assistant suggested exponential backoff with jitter.',
+    );
     const conversation = await conversationOn(service, 'openai:qwen2.5-coder:7b');
     const { annotation } = await service.summarizeConversation(conversation.id);
     expect(await annotationOf(service, conversation.id, annotation.id)).toMatchObject({
@@ -107,7 +128,9 @@ describe('writing with the conversation’s model', () => {
   it('fits a long conversation to the model’s context: the first request and the latest messages, the middle marked', async () => {
     const { service, server } = await setUp();
     server.answer(() => 'Long chat title');
-    const custom = await service.createModel(seededModel({ name: 'Small context', unique: 'llama3.2:latest', maxTokens: { total: 2_048, input: 1_500 } }));
+    const custom = await service.createModel(
+      seededModel({ name: 'Small context', unique: 'llama3.2:latest', maxTokens: { total: 2_048, input: 1_500 } }),
+    );
     const messages = Array.from({ length: 400 }, (_, i) => said(i % 2 ? 'ASSISTANT' : 'USER', `message ${i} `.padEnd(200, 'x')));
     const conversation = await service.createConversation({ type: 'COPILOT', model: { id: custom.id }, messages });
     await service.renameConversation(conversation.id);

@@ -6,7 +6,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -179,8 +179,7 @@ function formPageHtml(query: URLSearchParams): string {
 </body></html>`;
 }
 
-const attribute = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const attribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** The attacker's web server: plain node:http on 127.0.0.1, a port of its own. */
 export async function startPageServer(): Promise<{ origin: string; close(): Promise<void> }> {

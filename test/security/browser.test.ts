@@ -23,16 +23,16 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../adapters/hono/serve.js';
-import { createService, type Conversation, type Service } from '../../src/index.js';
+import { type Conversation, createService, type Service } from '../../src/index.js';
 import {
   attackerPageHtml,
   CHROMIUM_PATH,
   launchChromium,
+  type PageResult,
   REBOUND_HOST,
   recordAnswers,
-  startPageServer,
-  type PageResult,
   type ServiceAnswer,
+  startPageServer,
 } from './browser-helpers.js';
 
 const haveChromium = existsSync(CHROMIUM_PATH);
@@ -195,9 +195,9 @@ describe.skipIf(!haveChromium)('a real browser (headless Chromium) against the H
     expect(shown).not.toContain('Seeded');
     expect(results).toHaveLength(2);
     // Same-origin, so the page sees the service's own answer: the 403, and nothing of the data.
-    expect(results.map((result) => ({ attempt: result.label, status: result.status, leaked: result.read?.includes(seeded.id) ?? false }))).toEqual(
-      results.map((result) => ({ attempt: result.label, status: 403, leaked: false })),
-    );
+    expect(
+      results.map((result) => ({ attempt: result.label, status: result.status, leaked: result.read?.includes(seeded.id) ?? false })),
+    ).toEqual(results.map((result) => ({ attempt: result.label, status: 403, leaked: false })));
     // Refused by the Host check: the requests named the rebound host, and came from its own origin.
     const marked = log.answers.slice(first).filter((answer) => answer.attempt !== null);
     expect(marked.map((answer) => `${answer.status} ${answer.method} ${answer.path} Host: ${answer.headers.host}`)).toEqual([

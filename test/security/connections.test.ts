@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../adapters/hono/serve.js';
+import { type HttpServerOptions, type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
 import { createFakeSummarizer, type Service } from '../../src/index.js';
 import { serviceForTest } from '../helpers/service.js';
 
@@ -34,13 +34,17 @@ interface Reply {
 /** One request through `agent`; rejects if the connection drops before an answer. */
 function send(agent: Agent, url: string, method = 'GET', body?: Buffer | string, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method, agent, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
     req.on('error', reject);
     req.end(body);
@@ -63,7 +67,9 @@ describe('bodies the route does not take', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       for (let i = 0; i < 3; i++) {
-        const unload = await send(agent, `${server.url}/models/unload`, 'POST', Buffer.alloc(300 * 1024, 'x'.charCodeAt(0)), { 'content-type': 'application/json' });
+        const unload = await send(agent, `${server.url}/models/unload`, 'POST', Buffer.alloc(300 * 1024, 'x'.charCodeAt(0)), {
+          'content-type': 'application/json',
+        });
         expect(unload.status).toBe(204);
         expect((await send(agent, `${server.url}/models`)).status).toBe(200);
       }
@@ -92,7 +98,9 @@ describe('bodies the route does not take', () => {
     const { server } = await start();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const refused = await send(agent, `${server.url}/conversations/create`, 'POST', Buffer.alloc(300 * 1024, ' '.charCodeAt(0)), { origin: 'https://attacker.example' });
+      const refused = await send(agent, `${server.url}/conversations/create`, 'POST', Buffer.alloc(300 * 1024, ' '.charCodeAt(0)), {
+        origin: 'https://attacker.example',
+      });
       expect(refused.status).toBe(403);
       expect(refused.headers.connection).toBe('keep-alive');
       expect((await send(agent, `${server.url}/models`)).status).toBe(200);
@@ -116,7 +124,11 @@ describe('slow and many clients', () => {
 
   it('closes connections past the cap as they arrive, and serves the rest', async () => {
     const { server } = await start({ maxConnections: 3 });
-    const sockets = Array.from({ length: 8 }, () => connect(server.port, '127.0.0.1').on('error', () => undefined).resume());
+    const sockets = Array.from({ length: 8 }, () =>
+      connect(server.port, '127.0.0.1')
+        .on('error', () => undefined)
+        .resume(),
+    );
     const closed = await Promise.all(sockets.map((socket) => closedWithin(socket, 1_000)));
     expect(closed.filter(Boolean).length).toBeGreaterThanOrEqual(5);
     for (const socket of sockets) socket.destroy();
@@ -139,7 +151,10 @@ describe('close()', () => {
     const slow = new Promise<void>((resolve) => (release = resolve));
     const summarizer = createFakeSummarizer({ summary: async () => (await slow, 'A summary.') });
     const { server, service } = await start({}, summarizer);
-    const conversation = await service.createConversation({ type: 'COPILOT', messages: [{ role: 'USER', fragment: { string: { raw: 'Hello there' } } }] });
+    const conversation = await service.createConversation({
+      type: 'COPILOT',
+      messages: [{ role: 'USER', fragment: { string: { raw: 'Hello there' } } }],
+    });
     const agent = new Agent({ keepAlive: true });
     try {
       const inFlight = send(agent, `${server.url}/conversation/${conversation.id}/summarize`, 'POST', '');

@@ -94,8 +94,7 @@ export type PoolKind = (typeof POOL_KINDS)[number];
 /** Real ids by kind: those seeded before the fuzz, plus those the fuzz's own creates answered. */
 export type IdPool = Record<PoolKind, string[]>;
 
-export const emptyPool = (): IdPool =>
-  Object.fromEntries(POOL_KINDS.map((kind) => [kind, [] as string[]])) as unknown as IdPool;
+export const emptyPool = (): IdPool => Object.fromEntries(POOL_KINDS.map((kind) => [kind, [] as string[]])) as unknown as IdPool;
 
 /** Ids that reach for the file system, the prototype chain or number parsing. */
 const NASTY_IDS = [
@@ -127,7 +126,24 @@ const NASTY_IDS = [
 ];
 
 /** Percent-encodings that are malformed, or decode to something odd (NUL, a lone surrogate, a slash). */
-const PERCENT_JUNK = ['%', '%%', '%zz', '%0', '%00', '%FF', '%C3%28', '%E2%82', '%ED%A0%80', '%F4%90%80%80', '%u0041', '%0A', '%0D%0A', '%09', '%7F', '%C0%AF'];
+const PERCENT_JUNK = [
+  '%',
+  '%%',
+  '%zz',
+  '%0',
+  '%00',
+  '%FF',
+  '%C3%28',
+  '%E2%82',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%u0041',
+  '%0A',
+  '%0D%0A',
+  '%09',
+  '%7F',
+  '%C0%AF',
+];
 
 /** Text in many scripts, with combining marks, zero-width and line-separator characters. */
 const UNICODE_SAMPLES = ['café', '日本語', '🙂🚀', 'مرحبا', 'e\u0301', '\u200b', '\uffff', '\u2028', 'Ω≈ç√', '\u{10ffff}', 'ﬀ', 'İ'];
@@ -148,7 +164,8 @@ function unicodeText(random: Random): string {
 }
 
 /** Latin-1 characters sent unescaped in the request line (node:http lets 0x21–0xff through). */
-const rawLatin1 = (random: Random) => random.string(random.int(1, 12), 'abc¡¢£¤¥¦§¨©ª«¬®¯°±²³´µ¶·¸¹º»¼½¾¿ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõö÷øùúûüýþÿ');
+const rawLatin1 = (random: Random) =>
+  random.string(random.int(1, 12), 'abc¡¢£¤¥¦§¨©ª«¬®¯°±²³´µ¶·¸¹º»¼½¾¿ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõö÷øùúûüýþÿ');
 
 /** One path segment: usually a real id of `kind`, otherwise anything a client could put there. */
 export function idSegment(random: Random, pool: IdPool, kind: PoolKind): string {
@@ -342,7 +359,17 @@ export function contentType(random: Random, jsonLikely: boolean): string | undef
   return random.chance(0.15) ? undefined : random.pick(CONTENT_TYPES);
 }
 
-const TEXTS = ['How do I retry a flaky API?', 'Use exponential backoff.', '', ' ', 'x', '日本語のテキスト', '```ts\nconst x = 1;\n```', 'a\u0000b', '🙂'];
+const TEXTS = [
+  'How do I retry a flaky API?',
+  'Use exponential backoff.',
+  '',
+  ' ',
+  'x',
+  '日本語のテキスト',
+  '```ts\nconst x = 1;\n```',
+  'a\u0000b',
+  '🙂',
+];
 const text = (random: Random) => (random.chance(0.8) ? random.pick(TEXTS) : unicodeText(random) + random.string(random.int(0, 50)));
 const timestamp = (random: Random) => ({ value: new Date(Date.UTC(2026, 0, 1) + random.int(0, 1e10)).toISOString() });
 const maybe = <T>(random: Random, value: () => T): T | undefined => (random.chance(0.5) ? value() : undefined);
@@ -367,7 +394,12 @@ export function validBody(kind: BodyKind, random: Random, pool: IdPool): unknown
         annotations: maybe(random, () => [{ type: 'COMMENT', text: text(random) }]),
       };
     case 'message':
-      return { ...message(), conversation: { id: conversationId() }, sentiment: maybe(random, () => 'LIKE'), created: maybe(random, () => timestamp(random)) };
+      return {
+        ...message(),
+        conversation: { id: conversationId() },
+        sentiment: maybe(random, () => 'LIKE'),
+        created: maybe(random, () => timestamp(random)),
+      };
     case 'update':
       return {
         id: conversationId(),
@@ -381,17 +413,33 @@ export function validBody(kind: BodyKind, random: Random, pool: IdPool): unknown
         deleted: random.pick([undefined, null, timestamp(random)]),
       };
     case 'summarize':
-      return random.chance(0.3) ? {} : { messages: { iterable: Array.from({ length: random.int(0, 3) }, () => ({ id: realId(random, pool, 'message') })) } };
+      return random.chance(0.3)
+        ? {}
+        : { messages: { iterable: Array.from({ length: random.int(0, 3) }, () => ({ id: realId(random, pool, 'message') })) } };
     case 'scores':
-      return { conversation: { manual: random.chance(0.5), automatic: true, reuse: maybe(random, () => true) }, asset: maybe(random, () => ({ manual: true })) };
+      return {
+        conversation: { manual: random.chance(0.5), automatic: true, reuse: maybe(random, () => true) },
+        asset: maybe(random, () => ({ manual: true })),
+      };
     case 'model':
-      return seededModel({ unique: maybe(random, () => `fuzz-${random.string(10)}`), name: `Fuzz ${random.string(4)}`, usage: random.pick(['CODE_CONVERSATION', 'OCR', 'CODE_GENERATION']) });
+      return seededModel({
+        unique: maybe(random, () => `fuzz-${random.string(10)}`),
+        name: `Fuzz ${random.string(4)}`,
+        usage: random.pick(['CODE_CONVERSATION', 'OCR', 'CODE_GENERATION']),
+      });
     case 'deleteCache':
       return {};
     case 'anchor':
-      return { ...seeds.anchor, fullpath: `/home/me/${random.string(8)}.ts`, name: maybe(random, () => text(random)), conversation: maybe(random, conversationId) };
+      return {
+        ...seeds.anchor,
+        fullpath: `/home/me/${random.string(8)}.ts`,
+        name: maybe(random, () => text(random)),
+        conversation: maybe(random, conversationId),
+      };
     case 'asset':
-      return random.chance(0.3) ? { type: 'SEEDED_ASSET', asset: seeds.asset } : { ...seeds.asset, metadata: maybe(random, () => ({ name: text(random) })) };
+      return random.chance(0.3)
+        ? { type: 'SEEDED_ASSET', asset: seeds.asset }
+        : { ...seeds.asset, metadata: maybe(random, () => ({ name: text(random) })) };
     case 'website':
       return { url: `https://example.com/${random.string(6)}`, name: text(random), conversation: maybe(random, conversationId) };
     case 'range':
@@ -399,12 +447,34 @@ export function validBody(kind: BodyKind, random: Random, pool: IdPool): unknown
     case 'workstreamSummary':
       return { ...seeds.workstreamSummary, name: text(random) };
     case 'annotation':
-      return { type: random.pick(['COMMENT', 'SUMMARY', 'DESCRIPTION']), text: text(random), conversation: maybe(random, conversationId), model: maybe(random, () => realId(random, pool, 'model')) };
+      return {
+        type: random.pick(['COMMENT', 'SUMMARY', 'DESCRIPTION']),
+        text: text(random),
+        conversation: maybe(random, conversationId),
+        model: maybe(random, () => realId(random, pool, 'model')),
+      };
   }
 }
 
 /** Values of every JSON type, including ones a schema rarely expects. */
-const WRONG_VALUES: readonly unknown[] = [null, 0, -1, 1.5, 1e308, -0, true, false, '', 'str', [], {}, [null], { id: 1 }, 'x'.repeat(2000), Number.MAX_SAFE_INTEGER + 2];
+const WRONG_VALUES: readonly unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -0,
+  true,
+  false,
+  '',
+  'str',
+  [],
+  {},
+  [null],
+  { id: 1 },
+  'x'.repeat(2000),
+  Number.MAX_SAFE_INTEGER + 2,
+];
 const EXTRA_KEYS = ['__proto__', 'constructor', 'prototype', 'id', 'extra', '', ' ', 'conversation', 'messages', 'toJSON'];
 
 /** Paths to every value inside `value` (objects and arrays), the root included. */
@@ -455,7 +525,8 @@ export function randomJson(random: Random, depth = 4): unknown {
   if (depth === 0 || random.chance(0.35)) return scalar();
   if (random.chance(0.4)) return Array.from({ length: random.int(0, 6) }, () => randomJson(random, depth - 1));
   const object: Record<string, unknown> = {};
-  for (let i = random.int(0, 6); i > 0; i--) setOwn(object, random.chance(0.2) ? random.pick(EXTRA_KEYS) : random.string(random.int(0, 8)), randomJson(random, depth - 1));
+  for (let i = random.int(0, 6); i > 0; i--)
+    setOwn(object, random.chance(0.2) ? random.pick(EXTRA_KEYS) : random.string(random.int(0, 8)), randomJson(random, depth - 1));
   return object;
 }
 
@@ -532,7 +603,10 @@ export function hugeArrayBody(kind: BodyKind, random: Random, pool: IdPool): str
     case 1: // many references
       return JSON.stringify({ messages: { iterable: Array.from({ length: count }, () => ({ id: realId(random, pool, 'message') })) } });
     case 2: // a long list inside the free-form field
-      return JSON.stringify({ ...(validBody(kind, random, pool) as object), [FREE_FORM_FIELD[kind]]: { list: Array.from({ length: count * 4 }, (_, i) => i) } });
+      return JSON.stringify({
+        ...(validBody(kind, random, pool) as object),
+        [FREE_FORM_FIELD[kind]]: { list: Array.from({ length: count * 4 }, (_, i) => i) },
+      });
     default: // many keys (the score increment's catch-all)
       return JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, { manual: true }])));
   }
@@ -729,7 +803,8 @@ export interface StoreState {
 export async function readStore(get: GetJson): Promise<StoreState> {
   const conversations = await readAll(get, '/conversations?transferables=false');
   const lists: Record<string, Json[]> = {};
-  for (const path of ['/anchors', '/assets', '/websites', '/ranges', '/workstream_summaries', '/annotations']) lists[path] = await readAll(get, path);
+  for (const path of ['/anchors', '/assets', '/websites', '/ranges', '/workstream_summaries', '/annotations'])
+    lists[path] = await readAll(get, path);
   const details = new Map<string, { conversation: Json; messages: Json[] }>();
   for (const { id } of conversations) {
     const encoded = encodeURIComponent(id);
@@ -762,7 +837,8 @@ export function consistencyProblems({ conversations, lists, details }: StoreStat
       for (const rid of ids) {
         const record = records.get(rid);
         if (!record) problems.push(`conversation ${cid} lists ${link.field} ${rid}, which ${link.records} does not hold`);
-        else if (!idsOf(record.conversations).includes(cid)) problems.push(`conversation ${cid} lists ${link.field} ${rid}, which does not list the conversation back`);
+        else if (!idsOf(record.conversations).includes(cid))
+          problems.push(`conversation ${cid} lists ${link.field} ${rid}, which does not list the conversation back`);
       }
     }
     for (const [rid, record] of records) {
@@ -771,7 +847,8 @@ export function consistencyProblems({ conversations, lists, details }: StoreStat
       for (const cid of ids) {
         const detail = details.get(cid);
         if (!detail) problems.push(`${link.records} ${rid} lists conversation ${cid}, which does not exist`);
-        else if (!link.ids(detail.conversation).includes(rid)) problems.push(`${link.records} ${rid} lists conversation ${cid}, which does not list it in ${link.field}`);
+        else if (!link.ids(detail.conversation).includes(rid))
+          problems.push(`${link.records} ${rid} lists conversation ${cid}, which does not list it in ${link.field}`);
       }
     }
   }
@@ -782,12 +859,14 @@ export function consistencyProblems({ conversations, lists, details }: StoreStat
     const referenced = idsOf(conversation.messages);
     for (const dup of duplicates(referenced)) problems.push(`conversation ${cid} lists message ${dup} twice`);
     const indices = Object.keys(conversation.messages?.indices ?? {});
-    if ([...indices].sort().join() !== [...new Set(referenced)].sort().join()) problems.push(`conversation ${cid}: messages.indices names ${indices.length} ids, iterable ${referenced.length}`);
+    if ([...indices].sort().join() !== [...new Set(referenced)].sort().join())
+      problems.push(`conversation ${cid}: messages.indices names ${indices.length} ids, iterable ${referenced.length}`);
     const listedIds = listed.map((m) => m.id as string);
     if ([...listedIds].sort().join() !== [...referenced].sort().join())
       problems.push(`conversation ${cid} lists ${referenced.length} messages, GET …/messages answers ${listedIds.length} (differing ids)`);
     for (const message of listed) {
-      if (message.conversation?.id !== cid) problems.push(`message ${message.id}, listed by conversation ${cid}, names conversation ${message.conversation?.id}`);
+      if (message.conversation?.id !== cid)
+        problems.push(`message ${message.id}, listed by conversation ${cid}, names conversation ${message.conversation?.id}`);
       if (messages.has(message.id)) problems.push(`message ${message.id} is listed by two conversations`);
       messages.set(message.id, message);
     }
@@ -800,7 +879,8 @@ export function consistencyProblems({ conversations, lists, details }: StoreStat
     if (cid !== undefined) {
       const detail = details.get(cid);
       if (!detail) problems.push(`annotation ${aid} names conversation ${cid}, which does not exist`);
-      else if (!idsOf(detail.conversation.annotations).includes(aid)) problems.push(`annotation ${aid} names conversation ${cid}, which does not list it`);
+      else if (!idsOf(detail.conversation.annotations).includes(aid))
+        problems.push(`annotation ${aid} names conversation ${cid}, which does not list it`);
     }
     for (const mid of idsOf(annotation.messages)) {
       const message = messages.get(mid);
@@ -814,7 +894,8 @@ export function consistencyProblems({ conversations, lists, details }: StoreStat
     for (const aid of ids) {
       const annotation = annotations.get(aid);
       if (!annotation) problems.push(`conversation ${cid} lists annotation ${aid}, which /annotations does not hold`);
-      else if (annotation.conversation?.id !== cid) problems.push(`conversation ${cid} lists annotation ${aid}, which names conversation ${annotation.conversation?.id}`);
+      else if (annotation.conversation?.id !== cid)
+        problems.push(`conversation ${cid} lists annotation ${aid}, which names conversation ${annotation.conversation?.id}`);
     }
     // Grounding messages are shown on the conversation only; they must still exist.
     for (const mid of idsOf(conversation.grounding?.messages)) {
@@ -852,9 +933,14 @@ export async function storedRelationProblems(repository: Repository): Promise<st
         for (const record of view.list(from.collection) as unknown as Record<string, unknown>[]) {
           for (const otherId of idsIn(record, from)) {
             const other = view.get(to.collection, otherId) as unknown as Record<string, unknown> | undefined;
-            if (!other) problems.push(`${name}: ${from.collection} ${String(record.id)}.${from.field} names ${to.collection} ${otherId}, which does not exist`);
+            if (!other)
+              problems.push(
+                `${name}: ${from.collection} ${String(record.id)}.${from.field} names ${to.collection} ${otherId}, which does not exist`,
+              );
             else if (!idsIn(other, to).includes(record.id as string))
-              problems.push(`${name}: ${from.collection} ${String(record.id)}.${from.field} names ${otherId}, whose ${to.field} does not name it back`);
+              problems.push(
+                `${name}: ${from.collection} ${String(record.id)}.${from.field} names ${otherId}, whose ${to.field} does not name it back`,
+              );
           }
         }
       }
@@ -866,7 +952,9 @@ export async function storedRelationProblems(repository: Repository): Promise<st
         const message = view.get('messages', messageId);
         if (!message) problems.push(`coverage: annotation ${annotation.id} covers message ${messageId}, which does not exist`);
         else if (message.conversation !== annotation.conversation)
-          problems.push(`coverage: annotation ${annotation.id} covers message ${messageId} of another conversation (${message.conversation})`);
+          problems.push(
+            `coverage: annotation ${annotation.id} covers message ${messageId} of another conversation (${message.conversation})`,
+          );
       }
     }
     return problems;

@@ -26,38 +26,38 @@ import http from 'node:http';
 import path from 'node:path';
 import { format } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from '../../adapters/hono/serve.js';
+import { type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
 import { createFakeSummarizer, createJsonFileRepository, createService, type LinkKind, type Service } from '../../src/index.js';
 import { said, seededModel, seeds } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
+  type BodyKind,
   consistencyProblems,
   contentType,
   deepBody,
   emptyPool,
   excerpt,
+  type FuzzRequest,
   fillPath,
   hugeArrayBody,
+  type IdPool,
   idSegment,
   malformedJson,
   mutatedBody,
+  type Outcome,
   paddedJson,
+  queryString,
   Random,
+  ROUTES,
+  type Route,
   randomBytes,
   randomJson,
   readStore,
   requestSeed,
-  ROUTES,
   send,
   storedRelationProblems,
   unknownPath,
   validBody,
-  queryString,
-  type BodyKind,
-  type FuzzRequest,
-  type IdPool,
-  type Outcome,
-  type Route,
 } from './fuzz-helpers.js';
 
 const envNumber = (name: string, fallback: number) => {
@@ -75,7 +75,21 @@ const CONCURRENCY = 4;
 /** Failures printed in full per category; the rest are only counted. */
 const SHOWN = Number(process.env.FUZZ_SHOWN ?? 8);
 
-const BODY_KINDS: BodyKind[] = ['conversation', 'message', 'update', 'summarize', 'scores', 'model', 'deleteCache', 'anchor', 'asset', 'website', 'range', 'workstreamSummary', 'annotation'];
+const BODY_KINDS: BodyKind[] = [
+  'conversation',
+  'message',
+  'update',
+  'summarize',
+  'scores',
+  'model',
+  'deleteCache',
+  'anchor',
+  'asset',
+  'website',
+  'range',
+  'workstreamSummary',
+  'annotation',
+];
 
 // ---------------------------------------------------------------------------------------------
 // The store before the fuzz
@@ -91,7 +105,10 @@ async function seedStore(service: Service): Promise<IdPool> {
     const conversation = await service.createConversation({
       type: 'COPILOT',
       name: `Seeded ${i}`,
-      messages: [said('USER', `Question ${i}: how do I retry a flaky API call?`), said('ASSISTANT', 'Back off exponentially, with jitter.')],
+      messages: [
+        said('USER', `Question ${i}: how do I retry a flaky API call?`),
+        said('ASSISTANT', 'Back off exponentially, with jitter.'),
+      ],
     });
     conversations.push(conversation);
     pool.conversation.push(conversation.id);
@@ -144,7 +161,8 @@ function makeRequest(index: number, pool: IdPool, origin: URL): FuzzRequest & { 
     method = random.pick(['GET', 'POST', ...OTHER_METHODS]);
     const form = random.pick(['origin', 'asterisk', 'absolute'] as const);
     if (form === 'origin') target = unknownPath(random) + queryString(random);
-    else if (form === 'absolute') target = `${origin.origin}/models`; // `GET http://127.0.0.1:port/models HTTP/1.1`
+    else if (form === 'absolute')
+      target = `${origin.origin}/models`; // `GET http://127.0.0.1:port/models HTTP/1.1`
     else {
       method = 'OPTIONS'; // `OPTIONS * HTTP/1.1`
       target = '*';
@@ -155,7 +173,8 @@ function makeRequest(index: number, pool: IdPool, origin: URL): FuzzRequest & { 
     method = shape === 'route' ? chosen.method : random.pick([...OTHER_METHODS, chosen.method === 'GET' ? 'POST' : 'GET']);
   }
 
-  const { body, bodyKind } = chosen?.body && method === 'POST' ? bodyForJsonRoute(chosen.body, random, pool) : bodyForBodylessRoute(random, pool);
+  const { body, bodyKind } =
+    chosen?.body && method === 'POST' ? bodyForJsonRoute(chosen.body, random, pool) : bodyForBodylessRoute(random, pool);
   const headers: Record<string, string> = {};
   const type = body !== undefined || random.chance(0.2) ? contentType(random, chosen?.body !== undefined) : undefined;
   if (type !== undefined) headers['content-type'] = type;
@@ -165,7 +184,19 @@ function makeRequest(index: number, pool: IdPool, origin: URL): FuzzRequest & { 
   if (random.chance(0.02)) headers.authorization = 'Bearer not-a-token';
   if (random.chance(0.02)) headers['content-encoding'] = 'gzip';
   // Host names the DNS-rebinding guard must refuse (or Node must reject as malformed).
-  if (random.chance(0.02)) headers.host = random.pick(['evil.example', 'localhost', 'localhost:1', '127.0.0.2', '[::1]:80', 'LOCALHOST.', 'a b', 'localhost@evil.example', '[::1', 'localhost:99999']);
+  if (random.chance(0.02))
+    headers.host = random.pick([
+      'evil.example',
+      'localhost',
+      'localhost:1',
+      '127.0.0.2',
+      '[::1]:80',
+      'LOCALHOST.',
+      'a b',
+      'localhost@evil.example',
+      '[::1',
+      'localhost:99999',
+    ]);
   // Past Node's 16 KB limit on headers: answered 431 by Node itself.
   if (random.chance(0.01)) headers['x-padding'] = 'p'.repeat(random.int(10_000, 20_000));
   return {
@@ -276,7 +307,9 @@ function record(tally: Tally, request: FuzzRequest, outcome: Outcome): void {
       tally.dropped.push(`${describeRequest(request)}\n    → ${outcome.error}${outcome.reusedSocket ? ' (on a reused socket)' : ''}`);
       return;
     case 'timeout':
-      tally.timeouts.push(`${describeRequest(request)}\n    → no whole answer in ${REQUEST_TIMEOUT_MS} ms (status ${outcome.status ?? 'none'})`);
+      tally.timeouts.push(
+        `${describeRequest(request)}\n    → no whole answer in ${REQUEST_TIMEOUT_MS} ms (status ${outcome.status ?? 'none'})`,
+      );
       return;
     case 'unsendable':
       tally.unsendable.push(`${describeRequest(request)}\n    → ${outcome.error}`);
@@ -309,17 +342,27 @@ function printReport(tally: Tally, elapsedMs: number, serverLog: string[]): void
   section('dropped connections', tally.dropped);
   section('timeouts', tally.timeouts);
   section('requests node:http refused to send (generator bugs, not counted)', tally.unsendable);
-  section('server log (console.error)', serverLog.map((line) => line.slice(0, 1500)));
+  section(
+    'server log (console.error)',
+    serverLog.map((line) => line.slice(0, 1500)),
+  );
   if (process.env.FUZZ_VERBOSE) {
-    const lines = [...tally.byKind].sort(([a], [b]) => a.localeCompare(b)).map(([kind, counts]) => `${kind}: ${[...counts].map(([r, n]) => `${r}×${n}`).join(' ')}`);
+    const lines = [...tally.byKind]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, counts]) => `${kind}: ${[...counts].map(([r, n]) => `${r}×${n}`).join(' ')}`);
     console.log(`fuzz: statuses by request kind\n  ${lines.join('\n  ')}`);
   }
-  const statuses = [...tally.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  const statuses = [...tally.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
   console.log(
     `fuzz details: ${(elapsedMs / 1000).toFixed(1)} s; statuses ${statuses}; ${tally.timeouts.length} timeouts; ` +
       `${tally.reusedSockets} answers on a reused socket; ${tally.connectionClose} answers with Connection: close`,
   );
-  console.log(`fuzz: ${tally.sent} requests, ${tally.serverErrors.length} answers >= 500, ${tally.dropped.length} dropped connections (seed ${SEED})`);
+  console.log(
+    `fuzz: ${tally.sent} requests, ${tally.serverErrors.length} answers >= 500, ${tally.dropped.length} dropped connections (seed ${SEED})`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -432,7 +475,9 @@ describe('HTTP fuzz', () => {
 
       console.log(
         `fuzz store: ${state.conversations.length} conversations, ` +
-          Object.entries(state.lists).map(([list, items]) => `${items.length} ${list.slice(1)}`).join(', '),
+          Object.entries(state.lists)
+            .map(([list, items]) => `${items.length} ${list.slice(1)}`)
+            .join(', '),
       );
       expect.soft(tally.serverErrors, 'answers >= 500').toEqual([]);
       expect.soft(tally.dropped, 'dropped connections').toEqual([]);

@@ -5,7 +5,7 @@
  * conversation. Each refusal changes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { LIMITS, isServiceError, type Summarizer } from '../../src/index.js';
+import { isServiceError, LIMITS, type Summarizer } from '../../src/index.js';
 import { expectError, expectJson, path, routerForTest, stateOf } from '../helpers/http.js';
 import { said, serviceForTest } from '../helpers/service.js';
 
@@ -27,7 +27,10 @@ describe('sizes', () => {
     const { http } = await routerForTest();
     const before = await stateOf(http);
     // Every message invalid too: the count is checked first, so the answer names the count alone.
-    const answer = await http.postJson('/conversations/create', { type: 'COPILOT', messages: Array(LIMITS.messagesPerCreate + 1).fill({ role: 'NOBODY' }) });
+    const answer = await http.postJson('/conversations/create', {
+      type: 'COPILOT',
+      messages: Array(LIMITS.messagesPerCreate + 1).fill({ role: 'NOBODY' }),
+    });
     const error = expectError(answer, 413, 'PAYLOAD_TOO_LARGE');
     expect(error).toMatchObject({ limit: LIMITS.messagesPerCreate, issues: [{ path: ['messages'] }] });
     expect(await stateOf(http)).toEqual(before);
@@ -35,8 +38,14 @@ describe('sizes', () => {
 
   it('refuses a message text over the limit with 413', async () => {
     const { http } = await routerForTest();
-    const answer = await http.postJson('/conversations/create', { type: 'COPILOT', messages: [said('USER', 'x'.repeat(LIMITS.textChars + 1))] });
-    expect(expectError(answer, 413, 'PAYLOAD_TOO_LARGE')).toMatchObject({ limit: LIMITS.textChars, issues: [{ path: ['messages', 0, 'fragment', 'string', 'raw'] }] });
+    const answer = await http.postJson('/conversations/create', {
+      type: 'COPILOT',
+      messages: [said('USER', 'x'.repeat(LIMITS.textChars + 1))],
+    });
+    expect(expectError(answer, 413, 'PAYLOAD_TOO_LARGE')).toMatchObject({
+      limit: LIMITS.textChars,
+      issues: [{ path: ['messages', 0, 'fragment', 'string', 'raw'] }],
+    });
   });
 
   it('creates a conversation of the most messages at once, and refuses one more with 422', async () => {
@@ -71,7 +80,9 @@ describe('free-form values', () => {
     const before = await stateOf(http);
     const deep = JSON.stringify({ type: 'COPILOT', application: nested(2_000) });
     expectError(await http.postText('/conversations/create', deep), 400, 'INVALID_INPUT');
-    expect(await rejection(service.createConversation({ type: 'COPILOT', pipeline: nested(LIMITS.jsonDepth + 1) }))).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await rejection(service.createConversation({ type: 'COPILOT', pipeline: nested(LIMITS.jsonDepth + 1) }))).toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     expect(await stateOf(http)).toEqual(before);
     // At the limit it is kept as given.
     const kept = await service.createConversation({ type: 'COPILOT', pipeline: nested(LIMITS.jsonDepth - 1) });
@@ -125,7 +136,9 @@ describe('pages', () => {
 
   it('refuses a page larger than the limit (413) and malformed numbers (400)', async () => {
     const { http } = await routerForTest();
-    expect(expectError(await http.get(`/conversations?limit=${LIMITS.pageSize + 1}`), 413, 'PAYLOAD_TOO_LARGE').limit).toBe(LIMITS.pageSize);
+    expect(expectError(await http.get(`/conversations?limit=${LIMITS.pageSize + 1}`), 413, 'PAYLOAD_TOO_LARGE').limit).toBe(
+      LIMITS.pageSize,
+    );
     expectError(await http.get('/conversations?limit=0'), 400, 'INVALID_INPUT');
     expectError(await http.get('/websites?offset=-1'), 400, 'INVALID_INPUT');
     expectError(await http.get('/anchors?limit=ten'), 400, 'INVALID_INPUT');

@@ -7,7 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createHonoRouter, type HonoRouterOptions } from '../../adapters/hono/index.js';
-import { answerOf, expectError, stateOf, httpClient, type Answer } from '../helpers/http.js';
+import { type Answer, answerOf, expectError, httpClient, stateOf } from '../helpers/http.js';
 import { conversationWith, said, seeds, serviceForTest } from '../helpers/service.js';
 
 const EXTENSION = 'chrome-extension://abcdefghijklmnop';
@@ -62,7 +62,9 @@ async function expectEveryRouteRefused(context: Context, headers: Record<string,
 async function expectEveryRouteServed(context: Context, headers: Record<string, string>) {
   for (const route of context.routes) {
     const answer = await context.send(route, headers);
-    expect({ route, status: answer.status, code: answer.body?.error?.code }).not.toMatchObject({ status: expect.toSatisfy((s: number) => [401, 403, 415].includes(s) || s >= 500) });
+    expect({ route, status: answer.status, code: answer.body?.error?.code }).not.toMatchObject({
+      status: expect.toSatisfy((s: number) => [401, 403, 415].includes(s) || s >= 500),
+    });
   }
 }
 
@@ -98,10 +100,16 @@ describe('web-origin defences, on by default', () => {
   it('refuses cross-site browser requests that carry no Origin (images, scripts), but not navigations', async () => {
     await expectEveryRouteRefused(context, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, 403, 'FORBIDDEN');
     await expectEveryRouteRefused(context, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors' }, 403, 'FORBIDDEN');
-    const navigation = await context.send({ method: 'GET', url: '/models' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' });
+    const navigation = await context.send(
+      { method: 'GET', url: '/models' },
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+    );
     expect(navigation.status).toBe(200);
     expect(navigation.headers.get('x-frame-options')).toBe('DENY');
-    const framed = await context.send({ method: 'GET', url: '/models' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' });
+    const framed = await context.send(
+      { method: 'GET', url: '/models' },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
+    );
     expectError(framed, 403, 'FORBIDDEN');
   });
 
@@ -126,7 +134,11 @@ describe('web-origin defences, on by default', () => {
     const answer = await answerOf(
       await context.router.request('/conversations/create', {
         method: 'OPTIONS',
-        headers: { origin: 'https://attacker.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://attacker.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       }),
     );
     expectError(answer, 403, 'FORBIDDEN');
@@ -149,7 +161,11 @@ describe('allowed origins', () => {
     const answer = await answerOf(
       await context.router.request('/conversations/create', {
         method: 'OPTIONS',
-        headers: { origin: EXTENSION, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+        headers: {
+          origin: EXTENSION,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,authorization',
+        },
       }),
     );
     expect(answer.status).toBe(204);
@@ -184,7 +200,10 @@ describe('token', () => {
   it('does not let an allowed origin skip it, but lets its preflight through (browsers send no token there)', async () => {
     const context = await setUp({ token: TOKEN, allowedOrigins: [EXTENSION] });
     expectError(await context.send({ method: 'GET', url: '/models' }, { origin: EXTENSION }), 401, 'UNAUTHORIZED');
-    const preflight = await context.router.request('/models', { method: 'OPTIONS', headers: { origin: EXTENSION, 'access-control-request-method': 'GET' } });
+    const preflight = await context.router.request('/models', {
+      method: 'OPTIONS',
+      headers: { origin: EXTENSION, 'access-control-request-method': 'GET' },
+    });
     expect(preflight.status).toBe(204);
   });
 });

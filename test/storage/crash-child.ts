@@ -18,7 +18,14 @@ async function worker(): Promise<void> {
     await repository.transact((tx) => {
       tx.put('conversations', conversationRecord(`c${n}`, `number ${n}`));
       // A second write in the same transaction: both must survive together or not at all.
-      tx.put('websites', { id: `w${n}`, url: `https://example.com/${n}`, name: `${n}`, created: { value: '2026-01-01T00:00:00.000Z' }, updated: { value: '2026-01-01T00:00:00.000Z' }, conversations: [`c${n}`] });
+      tx.put('websites', {
+        id: `w${n}`,
+        url: `https://example.com/${n}`,
+        name: `${n}`,
+        created: { value: '2026-01-01T00:00:00.000Z' },
+        updated: { value: '2026-01-01T00:00:00.000Z' },
+        conversations: [`c${n}`],
+      });
     });
     process.stdout.write(`ack ${n}\n`);
   }

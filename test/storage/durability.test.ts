@@ -64,8 +64,14 @@ describe('JSON-file repository: journal and snapshot', () => {
 
   it('reopens to the same state, record for record, after compactions and without', async () => {
     const file = freshFile();
-    const service = await createService({ repository: await createJsonFileRepository({ file, compactAfterBytes: 2_000 }), clock: steppingClock() });
-    const conversation = await service.createConversation({ type: 'COPILOT', messages: [said('USER', 'How do I retry?'), said('ASSISTANT', 'Use backoff.')] });
+    const service = await createService({
+      repository: await createJsonFileRepository({ file, compactAfterBytes: 2_000 }),
+      clock: steppingClock(),
+    });
+    const conversation = await service.createConversation({
+      type: 'COPILOT',
+      messages: [said('USER', 'How do I retry?'), said('ASSISTANT', 'Use backoff.')],
+    });
     const website = await service.createWebsite(seeds.website);
     const anchor = await service.createAnchor(seeds.anchor);
     for (let i = 0; i < 30; i++) {
@@ -75,7 +81,14 @@ describe('JSON-file repository: journal and snapshot', () => {
       await service.disassociateAnchor(conversation.id, anchor.id);
     }
     await service.summarizeConversation(conversation.id);
-    await service.createModel({ version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: 'm', cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION' });
+    await service.createModel({
+      version: '1',
+      created: { value: '2026-01-01T00:00:00.000Z' },
+      name: 'm',
+      cloud: false,
+      type: 'SPEED',
+      usage: 'CODE_CONVERSATION',
+    });
     const before = await service.getConversation(conversation.id);
     await service.close();
 
@@ -97,7 +110,10 @@ describe('JSON-file repository: journal and snapshot', () => {
     await repository.close();
     // A crash mid-append: a journal whose last line is cut short.
     const journal = `${file}.journal-000099`;
-    await writeFile(journal, `${JSON.stringify({ seq: 2, changes: [['conversations', 'also-kept', conversationRecord('also-kept')]] })}\n{"seq":3,"changes":[["conversations","to`);
+    await writeFile(
+      journal,
+      `${JSON.stringify({ seq: 2, changes: [['conversations', 'also-kept', conversationRecord('also-kept')]] })}\n{"seq":3,"changes":[["conversations","to`,
+    );
 
     const logger = quietLogger();
     const reopened = await createJsonFileRepository({ file, logger });
@@ -132,7 +148,9 @@ describe('JSON-file repository: journal and snapshot', () => {
     const corrupt = (await readFile(file, 'utf8')).replace('"second"', '"second');
     await writeFile(file, corrupt);
 
-    await expect(createJsonFileRepository({ file })).rejects.toThrow(new RegExp(`snapshot ${file} is corrupt at line \\d+: the record does not parse`));
+    await expect(createJsonFileRepository({ file })).rejects.toThrow(
+      new RegExp(`snapshot ${file} is corrupt at line \\d+: the record does not parse`),
+    );
     expect(await readFile(file, 'utf8')).toBe(corrupt);
     expect(await readFile(`${file}.bak`, 'utf8')).toBe(backup);
     // The lock is released, so the user can open again once the file is repaired.
@@ -157,7 +175,14 @@ describe('JSON-file repository: journal and snapshot', () => {
   it('migrates a version 2 file: messages no longer carry the summaries that cover them', async () => {
     const file = freshFile();
     await createJsonFileRepository({ file }).then((r) => r.close());
-    const message = { id: 'm1', conversation: 'c1', role: 'USER', created: { value: '2026-01-01T00:00:00.000Z' }, updated: { value: '2026-01-01T00:00:00.000Z' }, groundedConversations: [] };
+    const message = {
+      id: 'm1',
+      conversation: 'c1',
+      role: 'USER',
+      created: { value: '2026-01-01T00:00:00.000Z' },
+      updated: { value: '2026-01-01T00:00:00.000Z' },
+      groundedConversations: [],
+    };
     const empty = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []]));
     await writeFile(file, JSON.stringify({ ...empty, version: 2, journalSeq: 0, messages: [{ ...message, annotations: ['a1'] }] }));
     const repository = await createJsonFileRepository({ file });
@@ -175,7 +200,9 @@ describe('JSON-file repository: journal and snapshot', () => {
   it('shares one flush between concurrent writes and acknowledges every one', async () => {
     const file = freshFile();
     const repository = await createJsonFileRepository({ file });
-    await Promise.all(Array.from({ length: 200 }, (_, i) => repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)))));
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)))),
+    );
     await repository.close();
     const reopened = await createJsonFileRepository({ file });
     expect(await reopened.read((view) => view.list('conversations'))).toHaveLength(200);
@@ -198,7 +225,10 @@ describe('JSON-file repository: journal and snapshot', () => {
     const entry = (seq: number, id: string) => JSON.stringify({ seq, changes: [['conversations', id, conversationRecord(id)]] });
     await writeFile(`${file}.journal-000003`, `${entry(1, 'a')}\n${entry(3, 'c')}\n`);
     await expect(createJsonFileRepository({ file })).rejects.toThrow(/skips from entry 1 to 3/);
-    await writeFile(`${file}.journal-000003`, `${JSON.stringify({ seq: 1, changes: [['secrets', 'x', { id: 'x' }]] })}\n${entry(2, 'b')}\n`);
+    await writeFile(
+      `${file}.journal-000003`,
+      `${JSON.stringify({ seq: 1, changes: [['secrets', 'x', { id: 'x' }]] })}\n${entry(2, 'b')}\n`,
+    );
     await expect(createJsonFileRepository({ file })).rejects.toThrow(/corrupt at line 1/);
   });
 

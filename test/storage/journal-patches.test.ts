@@ -27,14 +27,22 @@ describe('journal patches', () => {
     const appendLine = await lastJournalLine(file);
     // The new message itself, and the conversation's patch: the new id and its `updated`.
     expect(appendLine.length).toBeLessThan(1_000);
-    expect(JSON.parse(appendLine).changes).toContainEqual(['conversations', conversation.id, { set: { updated: expect.any(Object) }, append: { messages: [added.id] } }, 'patch']);
+    expect(JSON.parse(appendLine).changes).toContainEqual([
+      'conversations',
+      conversation.id,
+      { set: { updated: expect.any(Object) }, append: { messages: [added.id] } },
+      'patch',
+    ]);
 
     await service.deleteMessage(conversation.messages.iterable[10]!.id);
     expect((await lastJournalLine(file)).length).toBeLessThan(1_000);
     const expected = (await service.listConversationMessages(conversation.id)).iterable.map((m) => m.id);
     const before = await service.getConversation(conversation.id);
     // Reopened as after a crash (the first never closed, so never compacted): the patches are replayed.
-    const reopened = await createService({ repository: await createJsonFileRepository({ file, takeOverLock: true }), clock: steppingClock() });
+    const reopened = await createService({
+      repository: await createJsonFileRepository({ file, takeOverLock: true }),
+      clock: steppingClock(),
+    });
     expect((await reopened.listConversationMessages(conversation.id)).iterable.map((m) => m.id)).toEqual(expected);
     expect(await reopened.getConversation(conversation.id)).toEqual(before);
     await reopened.close();

@@ -58,7 +58,12 @@ describe.skipIf(!onLinux)('folder lock: who holds it (Linux /proc)', () => {
 
   it('takes over a lock written before the machine last booted', async () => {
     const me = await currentProcess();
-    const { lockFile, folder } = await lockNaming({ pid: process.pid, hostname: hostname(), startTime: me.startTime, bootId: 'an-earlier-boot' });
+    const { lockFile, folder } = await lockNaming({
+      pid: process.pid,
+      hostname: hostname(),
+      startTime: me.startTime,
+      bootId: 'an-earlier-boot',
+    });
     await (await acquireFolderLock(lockFile, folder)).release();
   });
 
@@ -86,7 +91,10 @@ describe('folder lock: locks it cannot check', () => {
       const longAgo = new Date(Date.now() - 60_000);
       await utimes(lockFile, longAgo, longAgo);
       const attempts = await Promise.allSettled([1, 2, 3, 4].map(() => acquireFolderLock(lockFile, folder)));
-      expect(attempts.filter((attempt) => attempt.status === 'fulfilled'), `trial ${trial}`).toHaveLength(1);
+      expect(
+        attempts.filter((attempt) => attempt.status === 'fulfilled'),
+        `trial ${trial}`,
+      ).toHaveLength(1);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { hostname } from 'node:os';
 import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireFolderLock } from '../../src/stores/json-file/folder-lock.js';

@@ -13,8 +13,16 @@ describe('recovery from the backup snapshot', () => {
   it('replacing a damaged db.json with db.json.bak brings back every write, across several compactions', async () => {
     const file = path.join(await tempDir(), 'db.json');
     // Several sessions, each closing with a compaction, and one compacting often while open.
-    for (const [session, ids] of [['one', ['a', 'b']], ['two', ['c']], ['three', ['d', 'e', 'f']]] as const) {
-      const repository = await createJsonFileRepository({ file, compactAfterBytes: session === 'three' ? 1 : 64 * 1024 * 1024, logger: { warn: () => undefined } });
+    for (const [session, ids] of [
+      ['one', ['a', 'b']],
+      ['two', ['c']],
+      ['three', ['d', 'e', 'f']],
+    ] as const) {
+      const repository = await createJsonFileRepository({
+        file,
+        compactAfterBytes: session === 'three' ? 1 : 64 * 1024 * 1024,
+        logger: { warn: () => undefined },
+      });
       for (const id of ids) await repository.transact((tx) => tx.put('conversations', conversationRecord(id)));
       await repository.close();
     }

@@ -53,9 +53,19 @@ describe('records checked when a store opens', () => {
 
   it('migrates records of an older release replayed from the journal', async () => {
     const file = await storeWith();
-    const message = { id: 'm1', conversation: 'c1', role: 'USER', created: { value: '2026-01-01T00:00:00.000Z' }, updated: { value: '2026-01-01T00:00:00.000Z' }, groundedConversations: [] };
+    const message = {
+      id: 'm1',
+      conversation: 'c1',
+      role: 'USER',
+      created: { value: '2026-01-01T00:00:00.000Z' },
+      updated: { value: '2026-01-01T00:00:00.000Z' },
+      groundedConversations: [],
+    };
     // An entry written by version 2, which kept summaries on messages too.
-    await writeFile(`${file}.journal-000007`, `${JSON.stringify({ seq: 1, changes: [['messages', 'm1', { ...message, annotations: ['a1'] }]] })}\n`);
+    await writeFile(
+      `${file}.journal-000007`,
+      `${JSON.stringify({ seq: 1, changes: [['messages', 'm1', { ...message, annotations: ['a1'] }]] })}\n`,
+    );
     const repository = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
     expect(await repository.read((view) => view.get('messages', 'm1'))).toEqual(message);
     await repository.close();

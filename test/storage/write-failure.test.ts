@@ -4,8 +4,9 @@
  * and the store carries on by itself once the disk works again, with no restart. A failed
  * rotation (no file descriptor left, say) fails only the compaction that asked for it.
  */
-import path from 'node:path';
+
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
 import { conversationRecord } from '../helpers/records.js';
@@ -44,9 +45,13 @@ describe('JSON-file repository when the disk fails', () => {
     await repository.transact((tx) => tx.put('conversations', conversationRecord('acknowledged')));
 
     disk.failJournalWrites = true;
-    const failed = await Promise.allSettled(['lost-1', 'lost-2'].map((id) => repository.transact((tx) => tx.put('conversations', conversationRecord(id)))));
+    const failed = await Promise.allSettled(
+      ['lost-1', 'lost-2'].map((id) => repository.transact((tx) => tx.put('conversations', conversationRecord(id)))),
+    );
     expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected']);
-    expect(String((failed[0] as PromiseRejectedResult).reason)).toMatch(/could not be written .*no space left.*nothing of this write was kept/);
+    expect(String((failed[0] as PromiseRejectedResult).reason)).toMatch(
+      /could not be written .*no space left.*nothing of this write was kept/,
+    );
     // Reads go on, and show what the disk holds.
     expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
 
@@ -67,7 +72,11 @@ describe('JSON-file repository when the disk fails', () => {
     const file = path.join(await tempDir(), 'db.json');
     const warnings: string[] = [];
     disk.opened = 0;
-    const repository = await createJsonFileRepository({ file, compactAfterBytes: 1, logger: { warn: (message) => warnings.push(message) } });
+    const repository = await createJsonFileRepository({
+      file,
+      compactAfterBytes: 1,
+      logger: { warn: (message) => warnings.push(message) },
+    });
     disk.failOpens = true;
     for (let i = 0; i < 5; i++) await repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)));
     await new Promise((resolve) => setTimeout(resolve, 50));

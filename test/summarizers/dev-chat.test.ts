@@ -4,9 +4,9 @@
  * (src/summarizers/dev-summary.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../../src/summarizers/index.js';
-import { compact, fileSubject } from '../../src/summarizers/echo.js';
 import type { SummarizerMessage } from '../../src/ports.js';
+import { compact, fileSubject } from '../../src/summarizers/echo.js';
+import { createExtractiveSummarizer } from '../../src/summarizers/index.js';
 
 const long = (lead: string, rest: string): string => `${lead}\n\n${Array.from({ length: 12 }, () => rest).join(' ')}`;
 const chat = (...turns: [SummarizerMessage['role'], string][]): SummarizerMessage[] =>
@@ -27,7 +27,13 @@ describe('titles of coding-assistant chats', () => {
   it('takes the topic from the answer when the request is vague', async () => {
     const messages = chat(
       ['USER', '#selection fix this'],
-      ['ASSISTANT', long("I'll fix the JSON parse error in the env loader.", 'The loader reads the file and parses each line as JSON before the values are trimmed.')],
+      [
+        'ASSISTANT',
+        long(
+          "I'll fix the JSON parse error in the env loader.",
+          'The loader reads the file and parses each line as JSON before the values are trimmed.',
+        ),
+      ],
     );
     expect(await summarizer.title(messages)).toBe('Fixing JSON parse error in env loader');
   });
@@ -35,7 +41,10 @@ describe('titles of coding-assistant chats', () => {
   it('never copies file paths or adds a language the user did not use', async () => {
     const messages = chat(
       ['USER', '@api-spec.md @ADR-002.md please push this to the remote'],
-      ['ASSISTANT', long('Pushed.', 'The branch was pushed to origin and the upstream is now set for later pushes.') + '\n\n```python\nprint(1)\n```'],
+      [
+        'ASSISTANT',
+        long('Pushed.', 'The branch was pushed to origin and the upstream is now set for later pushes.') + '\n\n```python\nprint(1)\n```',
+      ],
     );
     const title = await summarizer.title(messages);
     expect(title).not.toMatch(/\u2024|\.md|Python/);

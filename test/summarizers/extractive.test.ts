@@ -31,7 +31,10 @@ const retry = chat(
       '\n\nMake sure the payment request is idempotent, for example by sending an idempotency key, so a retried charge is not applied twice.',
   ],
   ['USER', 'Should I also retry on 500 errors?'],
-  ['ASSISTANT', 'Only if the endpoint is idempotent. A 500 can mean the charge went through before the error, so retry 500s only with an idempotency key.'],
+  [
+    'ASSISTANT',
+    'Only if the endpoint is idempotent. A 500 can mean the charge went through before the error, so retry 500s only with an idempotency key.',
+  ],
   ['USER', 'Thanks, that helps!'],
 );
 
@@ -50,8 +53,14 @@ const reactLoop = chat(
 );
 
 const dockerNetworking = chat(
-  ['USER', "I'm getting ECONNREFUSED when my API container connects to Postgres in docker compose. It works when I run the API on my laptop."],
-  ['ASSISTANT', 'Inside a container, localhost refers to the container itself, not your machine. Use the service name from your compose file as the host, and make sure the API waits until the database is healthy.'],
+  [
+    'USER',
+    "I'm getting ECONNREFUSED when my API container connects to Postgres in docker compose. It works when I run the API on my laptop.",
+  ],
+  [
+    'ASSISTANT',
+    'Inside a container, localhost refers to the container itself, not your machine. Use the service name from your compose file as the host, and make sure the API waits until the database is healthy.',
+  ],
   ['USER', 'How do I make it wait for the database?'],
   ['ASSISTANT', 'Add a healthcheck to the postgres service and set depends_on with condition: service_healthy on the API service.'],
 );
@@ -83,9 +92,9 @@ describe('createExtractiveSummarizer: titles', () => {
   it('turns the first request into a short title that reads as a title', async () => {
     expect(await summarizer.title(retry)).toBe('Retrying a flaky payment API call in TypeScript');
     expect(await summarizer.title(dockerNetworking)).toMatch(/^ECONNREFUSED when .*Postgres/);
-    expect(
-      await summarizer.title(chat(['USER', "What's the difference between interface and type in TypeScript?"])),
-    ).toBe('Difference between interface and type in TypeScript');
+    expect(await summarizer.title(chat(['USER', "What's the difference between interface and type in TypeScript?"]))).toBe(
+      'Difference between interface and type in TypeScript',
+    );
     expect(await summarizer.title(chat(['USER', 'Hey, I want to migrate our webpack config to Vite.']))).toBe(
       'Migrating the webpack config to Vite',
     );
@@ -93,11 +102,16 @@ describe('createExtractiveSummarizer: titles', () => {
 
   it('titles a task by what is to be done, not by what is made to do it', async () => {
     const title = await summarizer.title(
-      chat(['USER', 'How do I make my TypeScript service retry a flaky payment API?'], ['ASSISTANT', 'Use exponential backoff with full jitter.']),
+      chat(
+        ['USER', 'How do I make my TypeScript service retry a flaky payment API?'],
+        ['ASSISTANT', 'Use exponential backoff with full jitter.'],
+      ),
     );
     expect(title).toBe('Retrying a flaky payment API');
     // A generic `you` asks how one does it.
-    expect(await summarizer.title(chat(['USER', 'How do you stop a Docker container gracefully?']))).toBe('Stopping a Docker container gracefully');
+    expect(await summarizer.title(chat(['USER', 'How do you stop a Docker container gracefully?']))).toBe(
+      'Stopping a Docker container gracefully',
+    );
   });
 
   it('keeps every title between 2 and 8 words, without trailing punctuation or code', async () => {
@@ -186,19 +200,30 @@ describe('createExtractiveSummarizer: summaries', () => {
     const summary = await summarizer.summarize(
       chat(
         ['USER', 'How do I make my TypeScript service retry a flaky payment API?'],
-        ['ASSISTANT', 'Use exponential backoff with full jitter, retry only idempotent requests, and send one idempotency key per payment.'],
+        [
+          'ASSISTANT',
+          'Use exponential backoff with full jitter, retry only idempotent requests, and send one idempotency key per payment.',
+        ],
         ['USER', 'Should the idempotency key be a UUID?'],
       ),
     );
-    expect(summary).toContain('suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment');
-    expect(summary).toContain('asked whether the idempotency key should be a UUID');
-    expect(await summarizer.summarize(chat(['USER', 'How many retries should I allow before giving up?']))).toMatch(/^The user asked how many retries they should allow/);
-    // A generic `you` asks how one does it.
-    expect(await summarizer.summarize(chat(['USER', 'How do you stop a Docker container gracefully?']))).toMatch(/^The user asked how to stop a Docker container gracefully/);
-    expect(await summarizer.summarize(chat(['USER', 'How many AWS Lambda functions should I create?']))).toMatch(/^The user asked how many AWS Lambda functions they should create/);
-    expect(await summarizer.summarize(chat(['USER', 'How are coroutines different from threads, and when should I use Dispatchers.IO?']))).toMatch(
-      /^The user asked how coroutines are different from threads, and when they should use Dispatchers\.IO/,
+    expect(summary).toContain(
+      'suggested using exponential backoff with full jitter, retrying only idempotent requests, and sending one idempotency key per payment',
     );
+    expect(summary).toContain('asked whether the idempotency key should be a UUID');
+    expect(await summarizer.summarize(chat(['USER', 'How many retries should I allow before giving up?']))).toMatch(
+      /^The user asked how many retries they should allow/,
+    );
+    // A generic `you` asks how one does it.
+    expect(await summarizer.summarize(chat(['USER', 'How do you stop a Docker container gracefully?']))).toMatch(
+      /^The user asked how to stop a Docker container gracefully/,
+    );
+    expect(await summarizer.summarize(chat(['USER', 'How many AWS Lambda functions should I create?']))).toMatch(
+      /^The user asked how many AWS Lambda functions they should create/,
+    );
+    expect(
+      await summarizer.summarize(chat(['USER', 'How are coroutines different from threads, and when should I use Dispatchers.IO?'])),
+    ).toMatch(/^The user asked how coroutines are different from threads, and when they should use Dispatchers\.IO/);
     expect(await summarizer.summarize(chat(['USER', 'How many attempts should I allow before giving up?']))).toBe(
       'The user asked how many attempts they should allow before giving up; that question is still open.',
     );
@@ -213,11 +238,20 @@ describe('createExtractiveSummarizer: summaries', () => {
         ['ASSISTANT', 'That works, but reuse a single client instead: it keeps a pool of connections.'],
       ),
     );
-    expect(summary).toContain('The assistant confirmed that a random UUID generated once per payment works well, and suggested storing it with the order.');
+    expect(summary).toContain(
+      'The assistant confirmed that a random UUID generated once per payment works well, and suggested storing it with the order.',
+    );
     expect(summary).toMatch(/The assistant (also )?suggested reusing a single client instead/);
-    const permission = await summarizer.summarize(chat(['USER', 'Is Postgres fine for this?'], ['ASSISTANT', 'Postgres handles this load well, but feel free to benchmark both.']));
+    const permission = await summarizer.summarize(
+      chat(['USER', 'Is Postgres fine for this?'], ['ASSISTANT', 'Postgres handles this load well, but feel free to benchmark both.']),
+    );
     expect(permission).not.toContain('feeling free');
-    const aside = await summarizer.summarize(chat(['USER', 'Where do I keep sessions?'], ['ASSISTANT', 'Keep them in a fast store, say a Redis instance, and set a short expiry.']));
+    const aside = await summarizer.summarize(
+      chat(
+        ['USER', 'Where do I keep sessions?'],
+        ['ASSISTANT', 'Keep them in a fast store, say a Redis instance, and set a short expiry.'],
+      ),
+    );
     expect(aside).not.toContain('saying');
     expect(aside).toContain('setting a short expiry');
   });
@@ -226,17 +260,26 @@ describe('createExtractiveSummarizer: summaries', () => {
     const summary = await summarizer.summarize(
       chat(
         ['USER', 'How are Kotlin coroutines different from threads?'],
-        ['ASSISTANT', 'Coroutines are lightweight tasks that the runtime schedules onto a small pool of threads. Many coroutines can share one thread.'],
+        [
+          'ASSISTANT',
+          'Coroutines are lightweight tasks that the runtime schedules onto a small pool of threads. Many coroutines can share one thread.',
+        ],
       ),
     );
     expect(summary).toContain('explained that coroutines are lightweight tasks');
     // The user types the name in lower case; the assistant, who capitalizes it, keeps it.
     const redis = await summarizer.summarize(
-      chat(['USER', 'i use redis for sessions, is that a good idea?'], ['ASSISTANT', 'Redis keeps data in memory, so sessions are fast to read.']),
+      chat(
+        ['USER', 'i use redis for sessions, is that a good idea?'],
+        ['ASSISTANT', 'Redis keeps data in memory, so sessions are fast to read.'],
+      ),
     );
     expect(redis).toContain('that Redis keeps data in memory');
     const names = await summarizer.summarize(
-      chat(['USER', 'Why does my request work in Postman but not in the browser?'], ['ASSISTANT', 'Postman does not enforce CORS, but browsers do.']),
+      chat(
+        ['USER', 'Why does my request work in Postman but not in the browser?'],
+        ['ASSISTANT', 'Postman does not enforce CORS, but browsers do.'],
+      ),
     );
     expect(names).toContain('that Postman does not enforce CORS');
   });
@@ -254,9 +297,22 @@ describe('createExtractiveSummarizer: summaries', () => {
     ]);
     expect(answered).not.toContain('still open');
     // Even a bare "Yes." answers it, and a tag question asks for no answer.
-    const yes = await summarizer.summarize(chat(['USER', 'How do I undo a pushed commit?'], ['ASSISTANT', 'Use git revert, which adds a new commit.'], ['USER', 'Does that also work on a shared branch?'], ['ASSISTANT', 'Yes.']));
+    const yes = await summarizer.summarize(
+      chat(
+        ['USER', 'How do I undo a pushed commit?'],
+        ['ASSISTANT', 'Use git revert, which adds a new commit.'],
+        ['USER', 'Does that also work on a shared branch?'],
+        ['ASSISTANT', 'Yes.'],
+      ),
+    );
     expect(yes).not.toContain('still open');
-    const tag = await summarizer.summarize(chat(['USER', 'How do I undo a pushed commit?'], ['ASSISTANT', 'Use git revert, which adds a new commit.'], ['USER', 'Thanks, that makes sense, right?']));
+    const tag = await summarizer.summarize(
+      chat(
+        ['USER', 'How do I undo a pushed commit?'],
+        ['ASSISTANT', 'Use git revert, which adds a new commit.'],
+        ['USER', 'Thanks, that makes sense, right?'],
+      ),
+    );
     expect(tag).not.toContain('still open');
     // Thanks at the end close nothing, and leave nothing open.
     expect(await summarizer.summarize(retry)).not.toContain('still open');
@@ -305,7 +361,10 @@ describe('createExtractiveSummarizer: summaries', () => {
     const summary = await summarizer.summarize(
       chat(
         ['USER', 'I need to export 50,000 rows from Postgres to CSV every night. What is the best approach?'],
-        ['ASSISTANT', 'Use COPY with a query and write to STDOUT, then redirect the output to a file from a cron job. I know what you mean.'],
+        [
+          'ASSISTANT',
+          'Use COPY with a query and write to STDOUT, then redirect the output to a file from a cron job. I know what you mean.',
+        ],
       ),
     );
     expect(summary).toMatch(/^The user said they need to export 50,000 rows from Postgres to CSV every night\./);

@@ -30,7 +30,8 @@ function misspelled(service: Service) {
 describe('typed inputs', () => {
   it('refuses at run time what does not compile', async () => {
     const { service } = await serviceForTest();
-    for (const call of misspelled(service)) await expect(call()).rejects.toMatchObject({ code: expect.stringMatching(/INVALID_INPUT|NOT_FOUND/) });
+    for (const call of misspelled(service))
+      await expect(call()).rejects.toMatchObject({ code: expect.stringMatching(/INVALID_INPUT|NOT_FOUND/) });
     expect((await service.listConversations()).iterable).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { open, rename, rm } from 'node:fs/promises';
-import { writeAll } from './journal.js';
 import path from 'node:path';
+import { writeAll } from './journal.js';
 
 /**
  * Flushes a folder's entry table, so a rename or a new file inside it survives a power cut.
@@ -18,8 +18,7 @@ export async function syncFolder(folder: string): Promise<void> {
   }
 }
 
-const isUnsupported = (error: unknown) =>
-  ['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '');
+const isUnsupported = (error: unknown) => ['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '');
 
 /**
  * Replaces `file` atomically with what `write` puts in a temporary sibling: write, flush, keep the
@@ -59,9 +58,10 @@ export async function replaceFileAtomically(
   } finally {
     await handle.close();
   }
-  if (backup) await rename(file, backup).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw error;
-  });
+  if (backup)
+    await rename(file, backup).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
   await rename(temporary, file);
   await syncFolder(path.dirname(file));
 }

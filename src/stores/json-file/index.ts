@@ -3,13 +3,13 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
-import { applyChanges, createReadView, createRecordTables, runBuffered, type Change, type RecordTables } from '../record-tables.js';
-import { acquireFolderLock } from './folder-lock.js';
-import { encodeEntryInSlices, JournalWriter, readJournal, type JournalChange } from './journal.js';
-import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
 import { recordProblem } from '../record-checks.js';
+import { applyChanges, type Change, createReadView, createRecordTables, type RecordTables, runBuffered } from '../record-tables.js';
+import { acquireFolderLock } from './folder-lock.js';
+import { encodeEntryInSlices, type JournalChange, JournalWriter, readJournal } from './journal.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
-import { SnapshotFile, type SnapshotData } from './snapshot.js';
+import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
+import { type SnapshotData, SnapshotFile } from './snapshot.js';
 
 export { JSON_FILE_FORMAT_VERSION };
 
@@ -87,7 +87,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         if (entry.seq !== seq + 1) {
           throw new Error(`The journal ${journal.path} skips from entry ${seq} to ${entry.seq}: entries are missing. Nothing was changed.`);
         }
-        applyChanges(tables, entry.changes.map((change) => replayed(tables, change, entry.version ?? 2, journal.path, entry.seq)));
+        applyChanges(
+          tables,
+          entry.changes.map((change) => replayed(tables, change, entry.version ?? 2, journal.path, entry.seq)),
+        );
         seq = entry.seq;
       }
     }
@@ -102,7 +105,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   let closed = false;
   const usable = () => {
     if (writer.failed) {
-      throw new Error(`The journal of ${file} cannot be written (${(writer.failed as Error).message}); restart to reopen the data.`, { cause: writer.failed });
+      throw new Error(`The journal of ${file} cannot be written (${(writer.failed as Error).message}); restart to reopen the data.`, {
+        cause: writer.failed,
+      });
     }
     if (closed) throw new Error(`The repository ${file} is closed.`);
   };
@@ -165,16 +170,24 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       usable();
       const { result, changes } = runBuffered(tables, fn);
       if (changes.length === 0) return result;
-      const before = changes.map(({ collection, id }) => ({ collection, id, record: (tables[collection].get(id) as object | undefined) ?? null }));
+      const before = changes.map(({ collection, id }) => ({
+        collection,
+        id,
+        record: (tables[collection].get(id) as object | undefined) ?? null,
+      }));
       applyChanges(tables, changes);
       const entrySeq = (seq += 1);
       unsettled.push({ seq: entrySeq, before });
       try {
-        await writer.append(encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) }));
+        await writer.append(
+          encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) }),
+        );
       } catch (error) {
         // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
         rollBack();
-        throw new Error(`The journal of ${file} could not be written (${(error as Error).message}); nothing of this write was kept.`, { cause: error });
+        throw new Error(`The journal of ${file} could not be written (${(error as Error).message}); nothing of this write was kept.`, {
+          cause: error,
+        });
       }
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
@@ -201,7 +214,12 @@ function journalChanges(changes: readonly Change[], before: readonly Change[]): 
   return changes.map((change, i) => {
     const previous = before[i]!.record;
     if (change.record === null || previous === null) return [change.collection, change.id, change.record] as const;
-    return [change.collection, change.id, diffRecord(previous as Record<string, unknown>, change.record as Record<string, unknown>), 'patch'] as const;
+    return [
+      change.collection,
+      change.id,
+      diffRecord(previous as Record<string, unknown>, change.record as Record<string, unknown>),
+      'patch',
+    ] as const;
   });
 }
 
@@ -210,14 +228,22 @@ function replayed(tables: RecordTables, change: JournalChange, version: number, 
   const [collection, id, value] = change;
   if (change[3] !== 'patch') return { collection, id, record: value && migrateRecord(collection, value as object, version) };
   const current = tables[collection].get(id);
-  if (!current) throw new Error(`The journal ${journal} (entry ${seq}) changes the ${collection} record "${id}", which does not exist. Nothing was changed; see the README on recovery.`);
+  if (!current)
+    throw new Error(
+      `The journal ${journal} (entry ${seq}) changes the ${collection} record "${id}", which does not exist. Nothing was changed; see the README on recovery.`,
+    );
   const record = applyPatch(current as unknown as Record<string, unknown>, value as RecordPatch);
   const problem = recordProblem(collection, record);
-  if (problem) throw new Error(`The journal ${journal} (entry ${seq}): once changed, ${problem}. Nothing was changed; see the README on recovery.`);
+  if (problem)
+    throw new Error(`The journal ${journal} (entry ${seq}): once changed, ${problem}. Nothing was changed; see the README on recovery.`);
   return { collection, id, record };
 }
 
-const sizeOf = (file: string) => stat(file).then((stats) => stats.size, () => 0);
+const sizeOf = (file: string) =>
+  stat(file).then(
+    (stats) => stats.size,
+    () => 0,
+  );
 
 const emptySnapshot = (): SnapshotData => ({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 });
 

@@ -1,18 +1,16 @@
-import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { recordProblem } from '../record-checks.js';
-import type { RecordPatch } from './record-patch.js';
 import { syncFolder } from './durable-fs.js';
+import type { RecordPatch } from './record-patch.js';
 
 /**
  * One write of a transaction: `[collection, id, record]` stores a whole record, `[collection, id,
  * null]` deletes one, and `[collection, id, patch, "patch"]` changes the stored record by a
  * {@link RecordPatch} (what changed, not the whole record).
  */
-export type JournalChange =
-  | readonly [CollectionName, string, object | null]
-  | readonly [CollectionName, string, RecordPatch, 'patch'];
+export type JournalChange = readonly [CollectionName, string, object | null] | readonly [CollectionName, string, RecordPatch, 'patch'];
 
 /** One committed transaction as the journal holds it. */
 export interface JournalEntry {
@@ -34,7 +32,9 @@ const CHANGES_PER_SLICE = 500;
  */
 export async function encodeEntryInSlices(entry: JournalEntry): Promise<Buffer[]> {
   if (entry.changes.length <= CHANGES_PER_SLICE) return [Buffer.from(encodeEntry(entry))];
-  const parts: Buffer[] = [Buffer.from(`{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`)];
+  const parts: Buffer[] = [
+    Buffer.from(`{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`),
+  ];
   for (let start = 0; start < entry.changes.length; start += CHANGES_PER_SLICE) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const slice = entry.changes.slice(start, start + CHANGES_PER_SLICE);
@@ -92,7 +92,10 @@ export class JournalWriter {
     return this.#failure;
   }
 
-  private constructor(handle: FileHandle, private readonly durable: boolean) {
+  private constructor(
+    handle: FileHandle,
+    private readonly durable: boolean,
+  ) {
     this.#handle = handle;
   }
 
@@ -219,7 +222,9 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
       // Every line is written with its newline: only a last line without one was cut short by a
       // crash (and never acknowledged). A whole line that does not parse is damage, not a tear.
       if (!(newline === -1 && isLast)) {
-        throw new Error(`The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse. Nothing was changed; see the README on recovery.`);
+        throw new Error(
+          `The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse. Nothing was changed; see the README on recovery.`,
+        );
       }
       await truncate(path, offset);
       return { entries, tornAt: { line, offset } };
@@ -256,7 +261,8 @@ function parseEntry(text: string): JournalEntry | undefined {
         typeof change[1] === 'string' &&
         (change[3] === 'patch'
           ? typeof change[2] === 'object' && change[2] !== null && !Array.isArray(change[2])
-          : change.length === 3 && (change[2] === null || (typeof change[2] === 'object' && (change[2] as { id?: unknown }).id === change[1]))),
+          : change.length === 3 &&
+            (change[2] === null || (typeof change[2] === 'object' && (change[2] as { id?: unknown }).id === change[1]))),
     );
   return wellFormed ? entry : undefined;
 }

@@ -10,7 +10,13 @@ export const JSON_FILE_FORMAT_VERSION = 3;
  * change to each record. Record steps apply to the snapshot's records and to journal entries
  * written by that version (an entry names its version; entries without one are version 2).
  */
-const STEPS: Record<number, { snapshot?: (data: Record<string, unknown>) => Record<string, unknown>; record?: (collection: CollectionName, record: Record<string, unknown>) => Record<string, unknown> }> = {
+const STEPS: Record<
+  number,
+  {
+    snapshot?: (data: Record<string, unknown>) => Record<string, unknown>;
+    record?: (collection: CollectionName, record: Record<string, unknown>) => Record<string, unknown>;
+  }
+> = {
   // 1 → 2: the snapshot records which journal entries it already holds (version 1 had no journal),
   // and every collection is present, empty or not.
   1: { snapshot: (data) => ({ ...Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []])), ...data, journalSeq: 0 }) },
@@ -42,10 +48,14 @@ export function migrate(data: SnapshotData, file: string): SnapshotData {
     if (!Array.isArray(current[name])) {
       throw new Error(`The snapshot ${file} has no "${name}" collection. Nothing was changed; repair it, or see the README on recovery.`);
     }
-    if (from < JSON_FILE_FORMAT_VERSION) current[name] = (current[name] as Record<string, unknown>[]).map((record) => migrateRecord(name, record, from));
+    if (from < JSON_FILE_FORMAT_VERSION)
+      current[name] = (current[name] as Record<string, unknown>[]).map((record) => migrateRecord(name, record, from));
     (current[name] as unknown[]).forEach((record, index) => {
       const problem = recordProblem(name, record);
-      if (problem) throw new Error(`The snapshot ${file}: ${problem} (record ${index + 1} of "${name}"). Nothing was changed; repair or remove that record, or see the README on recovery.`);
+      if (problem)
+        throw new Error(
+          `The snapshot ${file}: ${problem} (record ${index + 1} of "${name}"). Nothing was changed; repair or remove that record, or see the README on recovery.`,
+        );
     });
   }
   return current as unknown as SnapshotData;

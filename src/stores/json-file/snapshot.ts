@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { recordProblem } from '../record-checks.js';
-import { JSON_FILE_FORMAT_VERSION } from './migrations.js';
 import type { Adapter } from 'lowdb';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { recordProblem } from '../record-checks.js';
 import { replaceFileAtomically } from './durable-fs.js';
+import { JSON_FILE_FORMAT_VERSION } from './migrations.js';
 
 /** The snapshot file: every collection as an array of records, one record per line. */
 export type SnapshotData = {
@@ -47,7 +47,9 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     const byLines = await readSnapshotLines(this.file);
     if (byLines) return byLines;
     if (size > WHOLE_PARSE_MAX_BYTES) {
-      throw new Error(`The snapshot ${this.file} is not laid out one record per line, and is too large (${size} bytes) to read whole. Nothing was changed; see the README on recovery.`);
+      throw new Error(
+        `The snapshot ${this.file} is not laid out one record per line, and is too large (${size} bytes) to read whole. Nothing was changed; see the README on recovery.`,
+      );
     }
     return parseSnapshot(await readFile(this.file, 'utf8'), this.file);
   }
@@ -107,10 +109,15 @@ async function readSnapshotLines(file: string): Promise<SnapshotData | undefined
         try {
           record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line);
         } catch (error) {
-          throw new Error(`The snapshot ${file} is corrupt at line ${lineNumber}: the record does not parse (${(error as Error).message}). Nothing was changed; see the README on recovery.`);
+          throw new Error(
+            `The snapshot ${file} is corrupt at line ${lineNumber}: the record does not parse (${(error as Error).message}). Nothing was changed; see the README on recovery.`,
+          );
         }
         const problem = data.version === JSON_FILE_FORMAT_VERSION ? recordProblem(collection!, record) : undefined;
-        if (problem) throw new Error(`The snapshot ${file}, line ${lineNumber}: ${problem}. Nothing was changed; repair or remove that record, or see the README on recovery.`);
+        if (problem)
+          throw new Error(
+            `The snapshot ${file}, line ${lineNumber}: ${problem}. Nothing was changed; repair or remove that record, or see the README on recovery.`,
+          );
         records.push(record as object);
       } else if (line === '}') {
         state = 'end';
