@@ -20,7 +20,7 @@ import { startHttpServer } from '../hono/serve.js';
 const HELP = `conversation-model-service ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.
 
 Usage:
-  conversation-model-service serve [--port N] [--host H] [--data-dir DIR]
+  conversation-model-service serve [--port N] [--host H] [--data-dir DIR] [--log-requests]
       Serves the API (default http://127.0.0.1:39300, data in ./data). Environment: PORT, HOST,
       DATA_DIR, API_TOKEN (required off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS, OPENAI_BASE_URL,
       OPENAI_API_KEY, DEFAULT_MODEL. Ctrl-C stops it gracefully; a second Ctrl-C stops at once.
@@ -37,7 +37,7 @@ const list = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
-async function serve(flags: { port?: string; host?: string; 'data-dir'?: string }): Promise<void> {
+async function serve(flags: { port?: string; host?: string; 'data-dir'?: string; 'log-requests'?: boolean }): Promise<void> {
   const dataDir = flags['data-dir'] ?? process.env.DATA_DIR ?? 'data';
   let service;
   try {
@@ -69,6 +69,7 @@ async function serve(flags: { port?: string; host?: string; 'data-dir'?: string 
       ...(process.env.API_TOKEN ? { token: process.env.API_TOKEN } : {}),
       ...(process.env.ALLOWED_ORIGINS ? { allowedOrigins: list(process.env.ALLOWED_ORIGINS) } : {}),
       ...(process.env.ALLOWED_HOSTS ? { allowedHosts: list(process.env.ALLOWED_HOSTS) } : {}),
+      ...(flags['log-requests'] ? { requestLog: (line: string) => console.log(line) } : {}),
     });
   } catch (error) {
     await service.close();
@@ -158,6 +159,7 @@ const { values, positionals } = parseArgs({
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     'data-dir': { type: 'string' },
+    'log-requests': { type: 'boolean' },
     url: { type: 'string', default: 'http://127.0.0.1:39300' },
   },
 });

@@ -12,6 +12,11 @@ export interface HonoRouterOptions extends WebOriginOptions {
   readonly maxBodyBytes?: number;
   /** Where unexpected errors are reported. Default: `console`. */
   readonly logger?: RouterLogger;
+  /**
+   * Logs one line per request (`GET /models 200 3 ms`) through this function; none by default.
+   * Paths only, never query strings or bodies: they can carry conversation text.
+   */
+  readonly requestLog?: (line: string) => void;
 }
 
 const noContent = (c: Context) => c.body(null, 204);
@@ -38,6 +43,14 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   const app = new Hono<RouterEnv>();
   app.onError(createOnError(options.logger ?? console));
   // Before anything else: who is asking (host, origin, token).
+  const requestLog = options.requestLog;
+  if (requestLog) {
+    app.use('*', async (c, next) => {
+      const started = performance.now();
+      await next();
+      requestLog(`${c.req.method} ${c.req.path} ${c.res.status} ${Math.round(performance.now() - started)} ms`);
+    });
+  }
   app.use('*', ...webOriginGuards(options));
   // POST only: reading `c.req.raw.body` on a GET makes @hono/node-server build a full Request,
   // which doubles the cost of a small read.

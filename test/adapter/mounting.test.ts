@@ -110,3 +110,16 @@ describe('served by @hono/node-server', () => {
     expect((await service.listConversationMessages(conversation.id)).iterable).toEqual([]);
   });
 });
+
+describe('request log', () => {
+  it('logs one line per request, with method, path, status and time, and no query string', async () => {
+    const lines: string[] = [];
+    const router = createHonoRouter((await serviceForTest()).service, { requestLog: (line) => lines.push(line) });
+    await router.request('/models?secret=1');
+    await router.request('/conversation/missing');
+    expect(lines).toEqual([
+      expect.stringMatching(/^GET \/models 200 \d+ ms$/),
+      expect.stringMatching(/^GET \/conversation\/missing 410 \d+ ms$/),
+    ]);
+  });
+});
