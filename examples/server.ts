@@ -13,45 +13,15 @@
  * On SIGINT or SIGTERM it stops accepting, lets requests under way finish, and closes the data.
  */
 
-import path from 'node:path';
+import { serverOptionsFrom, serviceOptionsFrom } from '../adapters/cli/environment.js';
 import { startHttpServer } from '../adapters/hono/serve.js';
 import { createService } from '../src/index.js';
-import { createLlamaCppRuntime } from '../src/runtimes/llama-cpp.js';
-import { createOpenAiCompatibleRuntime } from '../src/runtimes/openai-compatible.js';
 
-const list = (value: string | undefined) =>
-  value
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 const dataDir = process.env.DATA_DIR ?? 'data';
-
-const runtimes = [
-  // GGUF files in DATA_DIR/models/<model>/ run in-process once node-llama-cpp is installed; nothing loads until used.
-  createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
-  ...(process.env.OPENAI_BASE_URL
-    ? [
-        createOpenAiCompatibleRuntime({
-          baseUrl: process.env.OPENAI_BASE_URL,
-          ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
-        }),
-      ]
-    : []),
-];
-const service = await createService({
-  dataDir,
-  runtimes,
-  ...(process.env.DEFAULT_MODEL ? { defaultModel: process.env.DEFAULT_MODEL } : {}),
-});
+const service = await createService(serviceOptionsFrom(process.env, dataDir));
 let server;
 try {
-  server = await startHttpServer(service, {
-    port: Number(process.env.PORT ?? 39300),
-    host: process.env.HOST ?? '127.0.0.1',
-    ...(process.env.API_TOKEN ? { token: process.env.API_TOKEN } : {}),
-    ...(process.env.ALLOWED_ORIGINS ? { allowedOrigins: list(process.env.ALLOWED_ORIGINS) } : {}),
-    ...(process.env.ALLOWED_HOSTS ? { allowedHosts: list(process.env.ALLOWED_HOSTS) } : {}),
-  });
+  server = await startHttpServer(service, serverOptionsFrom(process.env));
 } catch (error) {
   await service.close();
   console.error((error as Error).message);

@@ -73,29 +73,25 @@ const idsOf = (record: Fields, end: RelationEnd): string[] => {
  * Linking twice changes nothing the second time. Returns false when nothing changed.
  */
 export function link(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
-  let changed = false;
-  for (const [end, id, otherId] of [
-    [relation.a, aId, bId],
-    [relation.b, bId, aId],
-  ] as const) {
-    const record = tx.get(end.collection, id) as Fields | undefined;
-    if (!record || idsOf(record, end).includes(otherId)) continue;
-    tx.put(end.collection, { ...withId(record, end, otherId), updated } as never);
-    changed = true;
-  }
-  return changed;
+  return setLinked(tx, relation, aId, bId, updated, true);
 }
 
 /** Unlinks two records through `relation`, updating both. Unlinking twice is harmless. */
 export function unlink(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
+  return setLinked(tx, relation, aId, bId, updated, false);
+}
+
+/** Makes each side name the other (`linked`) or not, rewriting only the sides that change. */
+function setLinked(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object, linked: boolean): boolean {
   let changed = false;
   for (const [end, id, otherId] of [
     [relation.a, aId, bId],
     [relation.b, bId, aId],
   ] as const) {
     const record = tx.get(end.collection, id) as Fields | undefined;
-    if (!record || !idsOf(record, end).includes(otherId)) continue;
-    tx.put(end.collection, { ...without(record, end, new Set([otherId])), updated } as never);
+    if (!record || idsOf(record, end).includes(otherId) === linked) continue;
+    const next = linked ? withId(record, end, otherId) : without(record, end, new Set([otherId]));
+    tx.put(end.collection, { ...next, updated } as never);
     changed = true;
   }
   return changed;
@@ -140,6 +136,15 @@ export function deleteRecord(tx: Transaction, collection: CollectionName, id: st
   }
   // What each surviving record must stop naming: by collection, record, then field.
   const removals = new Map<CollectionName, Map<string, Map<RelationEnd, Set<string>>>>();
+  const remove = (end: RelationEnd, recordId: string, removedId: string) => {
+    let byRecord = removals.get(end.collection);
+    if (!byRecord) removals.set(end.collection, (byRecord = new Map()));
+    let ends = byRecord.get(recordId);
+    if (!ends) byRecord.set(recordId, (ends = new Map()));
+    let ids = ends.get(end);
+    if (!ids) ends.set(end, (ids = new Set()));
+    ids.add(removedId);
+  };
   for (const [c, records] of doomed) {
     for (const relation of RELATIONS) {
       for (const [end, other] of [
@@ -149,14 +154,7 @@ export function deleteRecord(tx: Transaction, collection: CollectionName, id: st
         if (end.collection !== c) continue;
         for (const [recordId, record] of records) {
           for (const otherId of idsOf(record, end)) {
-            if (isDoomed(other.collection, otherId)) continue;
-            let byRecord = removals.get(other.collection);
-            if (!byRecord) removals.set(other.collection, (byRecord = new Map()));
-            let ends = byRecord.get(otherId);
-            if (!ends) byRecord.set(otherId, (ends = new Map()));
-            let ids = ends.get(other);
-            if (!ids) ends.set(other, (ids = new Set()));
-            ids.add(recordId);
+            if (!isDoomed(other.collection, otherId)) remove(other, otherId, recordId);
           }
         }
       }
@@ -166,14 +164,7 @@ export function deleteRecord(tx: Transaction, collection: CollectionName, id: st
     const conversation = message.conversation as string;
     if (isDoomed('conversations', conversation)) continue;
     for (const annotationId of coveringAnnotations(tx, conversation, messageId)) {
-      if (isDoomed('annotations', annotationId)) continue;
-      let byRecord = removals.get('annotations');
-      if (!byRecord) removals.set('annotations', (byRecord = new Map()));
-      let ends = byRecord.get(annotationId);
-      if (!ends) byRecord.set(annotationId, (ends = new Map()));
-      let ids = ends.get(COVERAGE);
-      if (!ids) ends.set(COVERAGE, (ids = new Set()));
-      ids.add(messageId);
+      if (!isDoomed('annotations', annotationId)) remove(COVERAGE, annotationId, messageId);
     }
   }
   for (const [c, records] of doomed) for (const recordId of records.keys()) tx.delete(c, recordId);

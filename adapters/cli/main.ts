@@ -13,9 +13,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createService, SERVICE_VERSION } from '../../src/index.js';
-import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
-import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
 import { startHttpServer } from '../hono/serve.js';
+import { serverOptionsFrom, serviceOptionsFrom } from './environment.js';
 
 const HELP = `conversation-model-service ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.
 
@@ -31,44 +30,23 @@ Usage:
   conversation-model-service --help | --version
 `;
 
-const list = (value: string | undefined) =>
-  value
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-
 async function serve(flags: { port?: string; host?: string; 'data-dir'?: string; 'log-requests'?: boolean }): Promise<void> {
   const dataDir = flags['data-dir'] ?? process.env.DATA_DIR ?? 'data';
   let service;
   try {
-    service = await createService({
-      dataDir,
-      runtimes: [
-        createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
-        ...(process.env.OPENAI_BASE_URL
-          ? [
-              createOpenAiCompatibleRuntime({
-                baseUrl: process.env.OPENAI_BASE_URL,
-                ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
-              }),
-            ]
-          : []),
-      ],
-      ...(process.env.DEFAULT_MODEL ? { defaultModel: process.env.DEFAULT_MODEL } : {}),
-    });
+    service = await createService(serviceOptionsFrom(process.env, dataDir));
   } catch (error) {
     fail(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
   }
-  const port = Number(flags.port ?? process.env.PORT ?? 39300);
-  const host = flags.host ?? process.env.HOST ?? '127.0.0.1';
+  const options = serverOptionsFrom(process.env);
+  const port = flags.port === undefined ? options.port : Number(flags.port);
+  const host = flags.host ?? options.host;
   let server;
   try {
     server = await startHttpServer(service, {
+      ...options,
       port,
       host,
-      ...(process.env.API_TOKEN ? { token: process.env.API_TOKEN } : {}),
-      ...(process.env.ALLOWED_ORIGINS ? { allowedOrigins: list(process.env.ALLOWED_ORIGINS) } : {}),
-      ...(process.env.ALLOWED_HOSTS ? { allowedHosts: list(process.env.ALLOWED_HOSTS) } : {}),
       ...(flags['log-requests'] ? { requestLog: (line: string) => console.log(line) } : {}),
     });
   } catch (error) {

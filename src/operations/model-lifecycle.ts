@@ -18,15 +18,22 @@ type Found = { model: ModelRecord; origin: 'builtin' | 'runtime' | 'custom' };
 
 /** The model with this id, wherever it comes from, or NOT_FOUND. */
 export async function findModel(ctx: OperationContext, id: string): Promise<Found> {
-  const builtin = ctx.models.builtins().find((model) => model.id === id);
-  if (builtin) return { model: builtin, origin: 'builtin' };
-  const custom = await ctx.repository.read((view) => view.get('models', id));
-  if (custom) return { model: custom, origin: 'custom' };
-  for (const runtime of ctx.runtimes) {
-    const offered = (await runtime.models()).find((model) => model.id === id);
-    if (offered) return { model: offered, origin: 'runtime' };
-  }
-  throw notFound('model', id);
+  const found = await lookUpModel(ctx, id, false);
+  if (!found) throw notFound('model', id);
+  return found;
+}
+
+/**
+ * The model with this id (built in, custom, or offered by a runtime), or else, when `byName`, the
+ * one whose `unique` is this name.
+ */
+export async function lookUpModel(ctx: OperationContext, wanted: string, byName: boolean): Promise<Found | undefined> {
+  const all: Found[] = [
+    ...ctx.models.builtins().map((model) => ({ model, origin: 'builtin' as const })),
+    ...(await ctx.repository.read((view) => view.list('models'))).map((model) => ({ model, origin: 'custom' as const })),
+    ...(await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat().map((model) => ({ model, origin: 'runtime' as const })),
+  ];
+  return all.find(({ model }) => model.id === wanted) ?? (byName ? all.find(({ model }) => model.unique === wanted) : undefined);
 }
 
 /** The first runtime that runs `model`, if any. */

@@ -3,6 +3,7 @@ import type { ModelRuntime, SummarizerMessage } from '../ports.js';
 import type { ModelRecord } from '../records.js';
 import type { OperationContext } from './context.js';
 import { fitMessages } from './fit-messages.js';
+import { lookUpModel, runtimeFor } from './model-lifecycle.js';
 
 /** A title or a summary, and the model that actually wrote it. */
 export interface Written {
@@ -62,21 +63,14 @@ async function chooseWriter(
   const unavailable: string[] = [];
   for (const wanted of [conversationModel, ctx.defaultModel]) {
     if (!wanted) continue;
-    const model = await findModel(ctx, wanted);
+    const model = (await lookUpModel(ctx, wanted, true))?.model;
     if (model) {
-      for (const runtime of ctx.runtimes) if (await runtime.accepts(model)) return { writer: { model, runtime }, unavailable };
+      const runtime = await runtimeFor(ctx, model);
+      if (runtime) return { writer: { model, runtime }, unavailable };
     } else if (ctx.runtimes.some((runtime) => wanted.startsWith(`${runtime.name}:`)) || wanted === ctx.defaultModel) {
       // A model of a runtime it cannot list now, or a default model nobody offers: worth a word.
       unavailable.push(wanted);
     }
   }
   return { unavailable };
-}
-
-/** The model with this id, or else with this `unique` name: a custom one, or one a runtime lists. */
-async function findModel(ctx: OperationContext, wanted: string): Promise<ModelRecord | undefined> {
-  const custom = await ctx.repository.read((view) => view.list('models'));
-  const listed = (await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat();
-  const all = [...custom, ...listed];
-  return all.find((model) => model.id === wanted) ?? all.find((model) => model.unique === wanted);
 }

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import type { ServiceOptions } from '../../src/index.js';
+import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
+import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
+import type { HttpServerOptions } from '../hono/serve.js';
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/**
+ * The service's options from the environment, as the command and the example server read it:
+ * GGUF files in `DATA_DIR/models/<model>/` run in-process (nothing loads until used), and
+ * `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `DEFAULT_MODEL` name a server whose models write.
+ */
+export function serviceOptionsFrom(env: Environment, dataDir: string): ServiceOptions {
+  return {
+    dataDir,
+    runtimes: [
+      createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models') }),
+      ...(env.OPENAI_BASE_URL
+        ? [createOpenAiCompatibleRuntime({ baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) })]
+        : []),
+    ],
+    ...(env.DEFAULT_MODEL ? { defaultModel: env.DEFAULT_MODEL } : {}),
+  };
+}
+
+/** The server's options from the environment: `PORT`, `HOST`, `API_TOKEN`, `ALLOWED_ORIGINS`, `ALLOWED_HOSTS`. */
+export function serverOptionsFrom(env: Environment): HttpServerOptions {
+  return {
+    port: Number(env.PORT ?? 39300),
+    host: env.HOST ?? '127.0.0.1',
+    ...(env.API_TOKEN ? { token: env.API_TOKEN } : {}),
+    ...(env.ALLOWED_ORIGINS ? { allowedOrigins: list(env.ALLOWED_ORIGINS) } : {}),
+    ...(env.ALLOWED_HOSTS ? { allowedHosts: list(env.ALLOWED_HOSTS) } : {}),
+  };
+}
