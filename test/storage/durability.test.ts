@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, createService, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
@@ -54,12 +54,15 @@ describe('JSON-file repository: journal and snapshot', () => {
 
     const snapshot = JSON.parse(await readFile(file, 'utf8'));
     expect(snapshot).toMatchObject({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 1, conversations: [{ id: 'c1' }] });
-    // What journal is left holds only what the snapshot holds: it is kept for the backup's sake.
-    for (const name of (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-'))) {
-      for (const line of (await readFile(path.join(path.dirname(file), name), 'utf8')).trim().split('\n').filter(Boolean)) {
-        expect(JSON.parse(line).seq).toBeLessThanOrEqual(1);
-      }
-    }
+    // What journal is left holds only what the snapshot holds (kept for the backup's sake), then
+    // names the file writes go on in: the empty one the snapshot names.
+    const left = (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-')).sort();
+    expect(left).toEqual(['db.json.journal-000001', 'db.json.journal-000002']);
+    expect(snapshot.journal).toBe(2);
+    const lines = (await readFile(path.join(path.dirname(file), left[0]!), 'utf8')).trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, undefined]);
+    expect(JSON.parse(lines[1]!)).toEqual({ continuedIn: 2 });
+    expect(await readFile(path.join(path.dirname(file), left[1]!), 'utf8')).toBe('');
   });
 
   it('reopens to the same state, record for record, after compactions and without', async () => {
@@ -188,6 +191,28 @@ describe('JSON-file repository: journal and snapshot', () => {
     const repository = await createJsonFileRepository({ file });
     expect(await repository.read((view) => view.get('messages', 'm1'))).toEqual(message);
     await repository.close();
+  });
+
+  it('migrates a version 3 store (whose snapshot names no journal file) and names its journal from then on', async () => {
+    const file = freshFile();
+    await mkdir(path.dirname(file), { recursive: true });
+    const empty = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []]));
+    await writeFile(file, JSON.stringify({ ...empty, version: 3, journalSeq: 1, conversations: [conversationRecord('c1')] }));
+    await writeFile(
+      `${file}.journal-000004`,
+      `${JSON.stringify({ seq: 2, version: 3, changes: [['conversations', 'c2', conversationRecord('c2')]] })}\n`,
+    );
+    const repository = await createJsonFileRepository({ file });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('c3')));
+    await repository.close();
+    const snapshot = JSON.parse(await readFile(file, 'utf8'));
+    expect(snapshot).toMatchObject({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 3 });
+    // The file it names is there (empty: the snapshot holds everything), after the version 3 file.
+    expect(snapshot.journal).toBeGreaterThan(4);
+    expect(await readFile(`${file}.journal-${String(snapshot.journal).padStart(6, '0')}`, 'utf8')).toBe('');
+    const reopened = await createJsonFileRepository({ file });
+    expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(['c1', 'c2', 'c3']);
+    await reopened.close();
   });
 
   it('refuses a file from a newer release', async () => {

@@ -3,7 +3,7 @@
  * and a snapshot that cannot be written leaves the previous snapshot and the journal as they were,
  * so reopening finds every acknowledged write.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
@@ -71,5 +71,25 @@ describe('snapshot writes on a failing disk', () => {
       'only-in-the-journal',
     ]);
     await reopened.close();
+  });
+
+  it('notices a deleted journal file that only the journal before it names (the snapshot that would have named it failed)', async () => {
+    const file = path.join(await tempDir(), 'db.json');
+    const first = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
+    await first.transact((tx) => tx.put('conversations', conversationRecord('in-journal-1')));
+    disk.snapshot = 'full';
+    // The compaction at close moves writes on to journal 2, then fails to write the snapshot that names it.
+    await first.close();
+    disk.snapshot = 'ok';
+    const second = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
+    await second.transact((tx) => tx.put('conversations', conversationRecord('in-journal-2')));
+    const copy = path.join(await tempDir(), 'db.json');
+    await cp(path.dirname(file), path.dirname(copy), { recursive: true, filter: (source) => !source.endsWith('.lock') });
+    await second.close();
+
+    await rm(`${copy}.journal-000002`);
+    await expect(createJsonFileRepository({ file: copy, logger: { warn: () => undefined } })).rejects.toThrow(
+      /journal-000002 is missing: the last line of .*journal-000001 says/,
+    );
   });
 });

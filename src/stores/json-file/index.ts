@@ -61,27 +61,45 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   let tables: RecordTables;
   let seq: number;
   let snapshotSeq: number;
+  // The journal file the snapshot on disk names as its continuation: files before it are all in
+  // the snapshot. When that snapshot becomes the backup (`db.json.bak`), the files from here on
+  // are what the backup needs to be whole, so only earlier ones are deleted.
+  let snapshotJournal: number | undefined;
   let journalIndex: number;
   let writer: JournalWriter;
-  // The last entry of each journal file: a file is deleted only once the backup snapshot
-  // (`db.json.bak`) holds all of it, so that the backup plus the journals is always whole.
-  const lastSeqOf = new Map<number, number>();
+  // The journal writer once open, so that a failure after it closes it again.
+  let opened: JournalWriter | undefined;
   // Lowdb holds the snapshot: its adapter streams, flushes and renames it into place.
   const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`), emptySnapshot());
   try {
     const loaded = await loadSnapshot(snapshot, file);
     tables = loaded.tables;
     seq = snapshotSeq = loaded.journalSeq;
+    snapshotJournal = loaded.journal;
     const journals = await listJournals(file);
+    const present = new Set(journals.map((journal) => journal.index));
+    const requireJournal = (index: number, namedBy: string) => {
+      if (present.has(index)) return;
+      const missing = journalPath(file, index);
+      throw new Error(
+        `The journal ${missing} is missing: ${namedBy} says the writes after it go on there. Nothing was changed. ` +
+          'If it was deleted by mistake, put it back (from a backup of this folder) and start again; if it is gone for good, ' +
+          'create it as an empty file to start from what is left, without the writes it held.',
+      );
+    };
+    if (loaded.journal !== undefined) requireJournal(loaded.journal, `the snapshot ${loaded.source}`);
+    // A torn record can end only the last file with records in it: the files after it are empty.
+    const sizes = await Promise.all(journals.map((journal) => sizeOf(journal.path)));
+    const lastWithRecords = sizes.findLastIndex((size) => size > 0);
     for (const [i, journal] of journals.entries()) {
-      const contents = await readJournal(journal.path, i === journals.length - 1);
+      const contents = await readJournal(journal.path, i >= lastWithRecords);
       if (contents.tornAt) {
         logger.warn(
           `Discarded a torn record at the end of ${journal.path} (line ${contents.tornAt.line}, byte ${contents.tornAt.offset}): ` +
             'a write cut short by a crash, never acknowledged.',
         );
       }
-      lastSeqOf.set(journal.index, contents.entries.at(-1)?.seq ?? 0);
+      if (contents.continuedIn !== undefined) requireJournal(contents.continuedIn, `the last line of ${journal.path}`);
       for (const entry of contents.entries) {
         if (entry.seq <= seq) continue;
         if (entry.seq !== seq + 1) {
@@ -94,9 +112,19 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         seq = entry.seq;
       }
     }
-    journalIndex = (journals.at(-1)?.index ?? 0) + 1;
-    writer = await JournalWriter.open(journalPath(file, journalIndex), durable);
+    // Writes go on in the last file (each file's lines are whole now), or a first one.
+    journalIndex = journals.at(-1)?.index ?? 1;
+    writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable);
+    // A new store names its first journal file in a snapshot at once: from then on, no journal
+    // file can go missing unnoticed.
+    if (loaded.source === undefined && journals.length === 0) {
+      snapshot.data = { ...emptySnapshot(), journal: journalIndex };
+      await snapshot.write();
+      snapshot.data = emptySnapshot();
+      snapshotJournal = journalIndex;
+    }
   } catch (error) {
+    await opened?.close().catch(() => undefined);
     await lock.release();
     throw error;
   }
@@ -131,23 +159,20 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   async function foldJournal(): Promise<void> {
     try {
       const foldedSeq = seq;
-      snapshot.data = captureSnapshot(tables, foldedSeq);
-      const oldIndex = journalIndex;
+      const nextIndex = journalIndex + 1;
+      snapshot.data = { ...captureSnapshot(tables, foldedSeq), journal: nextIndex };
       // Queued behind every line appended so far: it resolves once they are all on disk, so the
       // snapshot captured above holds only what the disk holds (if one fails, this rejects).
-      await writer.rotate(journalPath(file, oldIndex + 1));
-      journalIndex = oldIndex + 1;
-      lastSeqOf.set(oldIndex, foldedSeq);
-      // The snapshot being replaced becomes the backup: the journals it needs must stay.
-      const backupSeq = snapshotSeq;
+      await writer.rotate(journalPath(file, nextIndex), nextIndex);
+      journalIndex = nextIndex;
+      // The snapshot being replaced becomes the backup: the journals from the one it names on must stay.
+      const backupJournal = snapshotJournal;
       await snapshot.write();
       snapshotSeq = foldedSeq;
+      snapshotJournal = nextIndex;
       snapshotBytes = await sizeOf(file);
       for (const journal of await listJournals(file)) {
-        if (journal.index <= oldIndex && (lastSeqOf.get(journal.index) ?? 0) <= backupSeq) {
-          await unlink(journal.path);
-          lastSeqOf.delete(journal.index);
-        }
+        if (backupJournal !== undefined && journal.index < backupJournal) await unlink(journal.path);
       }
     } catch (error) {
       // The journals are kept, so nothing is lost; the next compaction tries again.
@@ -200,10 +225,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       await compaction;
       // After the writer stopped for good, what is on disk stays as it is.
       if (!writer.failed && seq > snapshotSeq) await compact();
+      // The last journal file stays, even empty: the snapshot names it, and the next start writes to it.
       await writer.close();
-      for (const journal of await listJournals(file)) {
-        if ((await stat(journal.path)).size === 0) await unlink(journal.path);
-      }
       await lock.release();
     },
   };
@@ -247,11 +270,22 @@ const sizeOf = (file: string) =>
 
 const emptySnapshot = (): SnapshotData => ({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 });
 
-async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
+/**
+ * The snapshot's records, the last journal entry it holds, the journal file that continues it, and
+ * the file it came from (none for a new store).
+ */
+async function loadSnapshot(
+  snapshot: Low<SnapshotData>,
+  file: string,
+): Promise<{ tables: RecordTables; journalSeq: number; journal?: number; source?: string }> {
   const none = snapshot.data;
+  let source = file;
   await snapshot.read();
   // No snapshot but a backup: a crash came between the two renames of a snapshot write.
-  if (snapshot.data === none) snapshot.data = (await new SnapshotFile(`${file}.bak`).read()) ?? none;
+  if (snapshot.data === none) {
+    source = `${file}.bak`;
+    snapshot.data = (await new SnapshotFile(source).read()) ?? none;
+  }
   // No file at all: a new store, with nothing to check.
   if (snapshot.data === none) return { tables: createRecordTables(), journalSeq: 0 };
   const data = migrate(snapshot.data, file);
@@ -261,7 +295,7 @@ async function loadSnapshot(snapshot: Low<SnapshotData>, file: string) {
     for (const record of data[name] ?? []) table.set((record as { id: string }).id, record);
   }
   snapshot.data = emptySnapshot();
-  return { tables, journalSeq: data.journalSeq };
+  return { tables, journalSeq: data.journalSeq, journal: data.journal, source };
 }
 
 /** The committed records as they are now; records are immutable, so references suffice. */

@@ -1,4 +1,4 @@
-import { type FileHandle, open, readFile, truncate } from 'node:fs/promises';
+import { type FileHandle, open, readFile, truncate, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { recordProblem } from '../record-checks.js';
@@ -21,6 +21,13 @@ export interface JournalEntry {
 }
 
 export const encodeEntry = (entry: JournalEntry): string => `${JSON.stringify(entry)}\n`;
+
+/**
+ * The last line of a journal file that was rotated away from: it names the file the journal goes on
+ * in, so that a later file deleted by hand is missed at the next start instead of silently losing
+ * the writes it held.
+ */
+const encodeTrailer = (continuedIn: number): string => `${JSON.stringify({ continuedIn })}\n`;
 
 /** Changes encoded between two turns of the event loop. */
 const CHANGES_PER_SLICE = 500;
@@ -64,7 +71,7 @@ interface Deferred {
   resolve(): void;
   reject(error: unknown): void;
 }
-type Pending = { line: string | Promise<Buffer[]>; done: Deferred } | { rotateTo: string; done: Deferred };
+type Pending = { line: string | Promise<Buffer[]>; done: Deferred } | { rotateTo: { file: string; index: number }; done: Deferred };
 
 /**
  * Appends journal lines with group commit: lines appended while a flush is under way wait for the
@@ -99,11 +106,19 @@ export class JournalWriter {
     this.#handle = handle;
   }
 
+  /** Opens `file` to append to it, creating it if missing; its lines must all be whole. */
   static async open(file: string, durable: boolean): Promise<JournalWriter> {
     const handle = await open(file, 'a', 0o600);
-    // A new file's name must be on disk too, or its flushed lines could vanish with it.
-    if (durable) await syncFolder(path.dirname(file));
-    return new JournalWriter(handle, durable);
+    try {
+      // A new file's name must be on disk too, or its flushed lines could vanish with it.
+      if (durable) await syncFolder(path.dirname(file));
+      const writer = new JournalWriter(handle, durable);
+      writer.bytes = (await handle.stat()).size;
+      return writer;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -116,9 +131,12 @@ export class JournalWriter {
     return this.#enqueue((done) => ({ line, done }));
   }
 
-  /** Lines appended before this call go to the current file; later ones go to `path`. */
-  rotate(path: string): Promise<void> {
-    return this.#enqueue((done) => ({ rotateTo: path, done }));
+  /**
+   * Lines appended before this call go to the current file; later ones go to `file`, journal
+   * number `index`, which the current file's last line then names.
+   */
+  rotate(file: string, index: number): Promise<void> {
+    return this.#enqueue((done) => ({ rotateTo: { file, index }, done }));
   }
 
   async close(): Promise<void> {
@@ -180,13 +198,24 @@ export class JournalWriter {
     }
   }
 
-  /** Moves to a new file; on failure the current one stays in use. */
-  async #rotate(file: string): Promise<void> {
+  /**
+   * Moves to a new file; on failure the current one stays in use, as it was. The new file is on
+   * disk before the trailer that names it, so a crash between the two leaves no name pointing
+   * nowhere (only an empty file, which the next start writes to).
+   */
+  async #rotate({ file, index }: { file: string; index: number }): Promise<void> {
     const next = await open(file, 'a', 0o600);
     try {
       if (this.durable) await syncFolder(path.dirname(file));
+      await writeAll(this.#handle, [Buffer.from(encodeTrailer(index))]);
+      if (this.durable) await this.#handle.datasync();
     } catch (error) {
       await next.close().catch(() => undefined);
+      await unlink(file).catch(() => undefined);
+      // Without its trailer the current file goes on as before; if it cannot be cut back, it is damaged.
+      await this.#handle.truncate(this.bytes).catch((cut: unknown) => {
+        this.#failure = cut;
+      });
       throw error;
     }
     await this.#handle.close().catch(() => undefined);
@@ -198,6 +227,8 @@ export class JournalWriter {
 /** What replaying one journal file found. */
 export interface JournalContents {
   readonly entries: JournalEntry[];
+  /** The number of the journal file this one goes on in, when it was rotated away from. */
+  readonly continuedIn?: number;
   /** Set when the last record was torn (cut short by a crash) and has been discarded. */
   readonly tornAt?: { readonly line: number; readonly offset: number };
 }
@@ -212,11 +243,23 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
   const entries: JournalEntry[] = [];
   let offset = 0;
   let line = 0;
+  let continuedIn: number | undefined;
   while (offset < buffer.length) {
     const newline = buffer.indexOf(0x0a, offset);
     const end = newline === -1 ? buffer.length : newline;
     line++;
     const text = buffer.toString('utf8', offset, end);
+    if (continuedIn !== undefined && text.trim() !== '') {
+      throw new Error(
+        `The journal ${path} is corrupt at line ${line} (byte ${offset}): a record follows the line naming the next journal file. Nothing was changed; see the README on recovery.`,
+      );
+    }
+    const trailer = /^\{"continuedIn":(\d+)\}$/.exec(text);
+    if (trailer && newline !== -1) {
+      continuedIn = Number(trailer[1]);
+      offset = end + 1;
+      continue;
+    }
     const entry = text.trim() === '' ? null : parseEntry(text);
     if (entry === undefined) {
       // Every line is written with its newline: only a last line without one was cut short by a
@@ -227,7 +270,7 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
         );
       }
       await truncate(path, offset);
-      return { entries, tornAt: { line, offset } };
+      return { entries, continuedIn, tornAt: { line, offset } };
     }
     if (entry) {
       for (const [collection, , record, kind] of entry.changes) {
@@ -238,7 +281,7 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
     }
     offset = end + 1;
   }
-  return { entries };
+  return { entries, continuedIn };
 }
 
 const COLLECTIONS: ReadonlySet<string> = new Set(COLLECTION_NAMES);

@@ -3,7 +3,7 @@ import { recordProblem } from '../record-checks.js';
 import type { SnapshotData } from './snapshot.js';
 
 /** The version of the data file's layout that this release writes. */
-export const JSON_FILE_FORMAT_VERSION = 3;
+export const JSON_FILE_FORMAT_VERSION = 4;
 
 /**
  * One step per past version, from that version to the next: a change to the whole snapshot, and a
@@ -28,6 +28,9 @@ const STEPS: Record<
       return message;
     },
   },
+  // 3 → 4: the snapshot names the journal file that continues it (added at its next write), and a
+  // rotated journal file ends with a line naming the next one; records are unchanged.
+  3: {},
 };
 
 /** The snapshot in the current layout, or an error if it comes from a newer release or is damaged. */

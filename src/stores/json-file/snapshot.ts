@@ -12,6 +12,11 @@ export type SnapshotData = {
   version: number;
   /** The last journal entry folded into this snapshot. */
   journalSeq: number;
+  /**
+   * The number of the journal file the writes after `journalSeq` go on in (absent before version
+   * 4): opening refuses a store whose file this names is missing, rather than lose its writes.
+   */
+  journal?: number;
 } & { [C in CollectionName]?: readonly object[] };
 
 /** Records written between two yields to the event loop while a snapshot is written. */
@@ -58,8 +63,8 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     await replaceFileAtomically(
       this.file,
       async (append) => {
-        const { version, journalSeq } = data;
-        await append(`{\n"version": ${version},\n"journalSeq": ${journalSeq}`);
+        const { version, journalSeq, journal } = data;
+        await append(`{\n"version": ${version},\n"journalSeq": ${journalSeq}${journal === undefined ? '' : `,\n"journal": ${journal}`}`);
         for (const name of COLLECTION_NAMES) {
           const records = data[name] ?? [];
           await append(`,\n"${name}": [`);
@@ -80,7 +85,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
 const WHOLE_PARSE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
- * The snapshot as this adapter writes it: `{`, the `"version"` and `"journalSeq"` lines, then per
+ * The snapshot as this adapter writes it: `{`, the `"version"`, `"journalSeq"` and `"journal"` lines, then per
  * collection a `"name": [` line, one record per line and a `]` line, then `}`. Undefined when the
  * file is laid out otherwise (the caller parses it whole).
  */
@@ -132,7 +137,7 @@ async function readSnapshotLines(file: string): Promise<SnapshotData | undefined
           }
           continue;
         }
-        const field = /^"(version|journalSeq)": (\d+),?$/.exec(line);
+        const field = /^"(version|journalSeq|journal)": (\d+),?$/.exec(line);
         if (!field) return undefined;
         data[field[1]!] = Number(field[2]);
       }
