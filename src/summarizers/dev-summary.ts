@@ -168,11 +168,12 @@ export function writeAssistantChatSummary(
     const said = new Set((activity ?? title).toLowerCase().split(/[^a-z0-9]+/));
     const more = request ? [...request.terms].filter((t) => !said.has(t)).length : 0;
     const asked = request ? asRequest(request.text) : '';
-    const quoted = request && more >= 1 && !PERSONAL.test(asked) ? ` (${quote(asked, 20)})` : '';
+    const quoted = request && more >= 1 ? ` (${quote(asked, 26)})` : '';
     parts.push(`${speakers.USER} asked for help with ${lowerTitle(activity ?? title)}${quoted}.`);
   } else {
     const asked = request ? asRequest(request.text) : '';
-    if (request && !PERSONAL.test(asked)) parts.push(`${speakers.USER} asked: ${quote(asked, 16)}.`);
+    // A quote is the user's own words, first person and all; only a question is introduced as asked.
+    if (request) parts.push(`${speakers.USER} ${request.question ? 'asked' : 'wrote'}: ${quote(asked, 16)}.`);
     // A title that is not an activity (`React component re-renders forever`) is named as the topic.
     else if (title && !PERSONAL.test(title)) parts.push(`${speakers.USER} raised the topic: ${title}.`);
   }

@@ -39,8 +39,8 @@ const NUMBERED = /\b(?:task|phase|step)\s+#?[\d.]+\s*:\s*(?=\w)/i;
 
 // Words a title does without: articles, possessives, demonstratives, vague quantifiers.
 const FILLER = /^(the|a|an|your|my|our|their|its|this|these|those|that|all|any|some|current|existing)$/i;
-// Verbs of looking before the real task: `analyze the folder and move …`.
-const LOOKING = /^(?:analy[sz]e|scan|check|examine|review|look|explore|read|inspect|investigate|find)$/i;
+// Words that open a phrase of their own: a title cut inside such a phrase ends before it.
+const PHRASE_OPENER = /^(to|for|in|of|with|from|on|into|about)$/i;
 // Words a title does not end on.
 const DANGLING = /^(and|or|to|for|of|in|on|with|from|by|at|as|into|about|the|a|an|is|are|be|your|my|our|if|when|what|how|that)$/i;
 
@@ -76,13 +76,37 @@ export function compact(clause: string, max: number): string {
     .replace(FILE_MENTION, (m) => fileSubject(m));
   const head = plain.replace(NUMBERED, '').split(CLAUSE_END)[0] ?? '';
   const words = head.split(/\s+/).filter((w) => w !== '' && !FILLER.test(w));
-  let out = words.slice(0, max);
-  // `analyze the scripts directory and identify …`: after a verb of looking, a second verb cut
-  // short says nothing (`install X and re-run Y` keeps both).
-  const and = out.indexOf('and');
-  if (and >= 2 && out.length - and <= 2 && words.length > max && LOOKING.test(out[0] ?? '')) out = out.slice(0, and);
+  let out = fit(words, max);
   while (out.length > 0 && DANGLING.test(out[out.length - 1]!)) out = out.slice(0, -1);
   return out.join(' ');
+}
+
+/**
+ * At most `max` words without cutting a phrase in half. Two tasks (`install Playwright for browser
+ * automation and re-run the integration workflow`) keep both heads (`install Playwright and re-run
+ * integration workflow`) if they fit, else the first; a phrase cut short (`implement the engine
+ * for intelligent tool`) goes back to the word that opens it (`implement the engine`).
+ */
+function fit(words: readonly string[], max: number): string[] {
+  if (words.length <= max) return [...words];
+  const and = words.indexOf('and', 2);
+  if (and > 0 && isTaskVerb(words[and + 1] ?? '')) {
+    const first = head(words.slice(0, and));
+    const second = head(words.slice(and + 1));
+    if (first.length + 1 + second.length <= max && second.length >= 2) return [...first, 'and', ...second];
+    if (first.length <= max) return first;
+  }
+  const cut = words.slice(0, max);
+  const opener = cut.findLastIndex((w, i) => i >= 3 && PHRASE_OPENER.test(w));
+  return opener > 0 ? cut.slice(0, opener) : cut;
+}
+
+const isTaskVerb = (word: string): boolean => IMPERATIVE.has(word.toLowerCase()) || /^re-[a-z]+$/i.test(word);
+
+/** A verb or noun phrase without its trailing prepositional phrases: `re-run workflow for CI` → `re-run workflow`. */
+function head(words: readonly string[]): string[] {
+  const opener = words.findIndex((w, i) => i >= 2 && PHRASE_OPENER.test(w));
+  return opener > 0 ? words.slice(0, opener) : [...words];
 }
 
 /**
@@ -98,14 +122,19 @@ export function announcedTitle(conversation: Conversation, max: number): string 
  * browser automation and re-running complete integration workflow`.
  */
 export function announcedActivity(conversation: Conversation): string | undefined {
-  const text = announced(conversation, 14);
-  if (!text) return undefined;
-  // `… and re-run Y` → `… and re-running Y`: both verbs read as activities.
-  const words = text.split(' ');
-  const and = words.indexOf('and');
-  const next = words[and + 1];
-  if (/ing$/.test(words[0]!) && and > 0 && next && (IMPERATIVE.has(next) || /^re-[a-z]+$/.test(next))) words[and + 1] = gerund(next);
-  return words.join(' ');
+  return announced(conversation, 14);
+}
+
+/**
+ * An activity: the first verb and any verb coordinated with it as gerunds, `install X and re-run
+ * Y` → `installing X and re-running Y`, so that both halves read alike.
+ */
+function asActivity(words: readonly string[]): string[] {
+  const out = [gerund(words[0]!.toLowerCase()), ...words.slice(1)];
+  out.forEach((w, i) => {
+    if (i > 0 && out[i - 1] === 'and' && isTaskVerb(w)) out[i] = gerund(w);
+  });
+  return out;
 }
 
 function announced(conversation: Conversation, max: number): string | undefined {
@@ -122,8 +151,7 @@ function announced(conversation: Conversation, max: number): string | undefined 
   const words = text.split(' ').filter(Boolean);
   if (words.length < 2 && !noun) return undefined;
   if (words.length === 0) return undefined;
-  if (!noun) words[0] = gerund(words[0]!.toLowerCase());
-  const title = words.join(' ');
+  const title = (noun ? words : asActivity(words)).join(' ');
   return title[0]!.toUpperCase() + title.slice(1);
 }
 
@@ -136,7 +164,7 @@ const IMPERATIVE = new Set(
     'add create update fix make write start continue move change delete remove review check scan push install ' +
     'organize implement complete resolve upload explain understand improve run set build deploy test refactor ' +
     'rename prepare focus propose merge return debug configure explore enhance clean find analyze document ' +
-    'generate convert migrate upgrade setup use pull commit release publish optimize'
+    'generate convert migrate upgrade setup use pull commit release publish optimize identify present'
   ).split(' '),
 );
 
@@ -155,8 +183,7 @@ export function requestTitle(conversation: Conversation, max: number): string | 
   const words = text.split(' ').filter(Boolean);
   // Questions and reports (`what is …`, `I am seeing this error`) are left to the sentence-level titler.
   if (words.length < 2 || !IMPERATIVE.has(words[0]!.toLowerCase())) return undefined;
-  words[0] = gerund(words[0]!.toLowerCase());
-  const title = words.join(' ');
+  const title = asActivity(words).join(' ');
   return title[0]!.toUpperCase() + title.slice(1);
 }
 

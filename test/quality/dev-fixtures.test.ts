@@ -126,7 +126,8 @@ describe('developer fixtures through the service', () => {
       const { summary } = of(c);
       expect(summary, c.id).toMatch(/^The (user|assistant) /);
       if (c.kind === 'non-english') continue; // Text in another language may be quoted as written.
-      const unquoted = summary.replace(/"[^"]*"/g, '""');
+      // Direct quotes (the user's own words, attributed) may say `I`.
+      const unquoted = summary.replace(/"[^"]*"|“[^”]*”/g, '""');
       expect(unquoted, `${c.id}: ${summary}`).not.toMatch(/\bI\b|\b(me|my|mine|we|our|you|your)\b/i);
       for (const sentence of sentences(summary)) expect(sentence, `${c.id}: ${summary}`).toMatch(/^The (user|assistant)\b/);
     }
