@@ -164,7 +164,7 @@ const IMPERATIVE = new Set(
     'add create update fix make write start continue move change delete remove review check scan push install ' +
     'organize implement complete resolve upload explain understand improve run set build deploy test refactor ' +
     'rename prepare focus propose merge return debug configure explore enhance clean find analyze document ' +
-    'generate convert migrate upgrade setup use pull commit release publish optimize identify present'
+    'generate convert migrate upgrade setup use pull commit release publish optimize identify present apply'
   ).split(' '),
 );
 

@@ -4,8 +4,6 @@
  * text, and contractions are expanded so that rewriting sees `I am`, `do not`, `it is`.
  */
 
-// DialogSum-style speaker tags at the start of a line (`#Person1#: Hi`), already given by roles.
-const SPEAKER_TAG = /^\s*#?Person\s*\d+#?\s*:\s*/gim;
 const LIST_MARKER = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
 const HEADING = /^\s{0,3}#{1,6}\s+/;
 
@@ -22,7 +20,7 @@ export function cleanProse(prose: string): string {
     if (current.length > 0) paragraphs.push(current.join(' '));
     current = [];
   };
-  for (const raw of prose.replace(SPEAKER_TAG, '').split('\n')) {
+  for (const raw of prose.split('\n')) {
     if (raw.trim() === '' || /^\s*([-*_=]\s*){3,}$/.test(raw) || /\|.*\|/.test(raw)) {
       flush(); // Blank lines, rules and table rows end a paragraph; tables are not prose.
       continue;

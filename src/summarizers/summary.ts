@@ -1,7 +1,7 @@
+import { isAssistantChat, writeChatNote } from './chat-note.js';
 import { article, codeKind, codeNoun } from './code-language.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { hasGreeting, isThanks } from './courtesy.js';
-import { isAssistantChat, writeAssistantChatSummary } from './dev-summary.js';
 import { capitalizeText } from './phrase.js';
 import type { Referents } from './pronouns.js';
 import { reportPredicate } from './reported.js';
@@ -56,7 +56,7 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
   const asked = pickRequest(conversation);
   if (!names.assistantIsPerson && isAssistantChat(conversation) && asked?.prepared.shape.kind !== 'howTo') {
     const title = writeTitle(conversation, { maxWords: 8 });
-    const note = writeAssistantChatSummary(conversation, title, options.speakers, options.maxSentences, options.maxLength);
+    const note = writeChatNote(conversation, title, options.speakers, options);
     if (note) return note;
   }
   const empty = (m: AnalyzedMessage): boolean => m.sentences.length === 0 && m.code.length === 0;

@@ -1,7 +1,7 @@
+import { isAssistantChat } from './chat-note.js';
 import { codeKind, codeNoun } from './code-language.js';
 import type { Conversation } from './conversation.js';
 import { hasGreeting } from './courtesy.js';
-import { isAssistantChat } from './dev-summary.js';
 import { announcedTitle, describeFiles, requestOpening, requestTitle } from './echo.js';
 import { DEICTIC_DETERMINERS, VAGUE_TERMS } from './lexicon.js';
 import { capitalizeFirst, capitalizeText, dropAsides, replaceAt, trimEnd } from './phrase.js';

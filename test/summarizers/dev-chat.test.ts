@@ -1,7 +1,7 @@
 /**
  * Stage-level tests of the coding-assistant chat rules: titles from the assistant's announced task
  * or an imperative request (src/summarizers/echo.ts) and the request/outcome/open note
- * (src/summarizers/dev-summary.ts).
+ * (src/summarizers/chat-note.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { SummarizerMessage } from '../../src/ports.js';

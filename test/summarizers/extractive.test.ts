@@ -352,7 +352,7 @@ describe('createExtractiveSummarizer: summaries', () => {
 
     const dialogue = createExtractiveSummarizer({ speakers: { USER: '#Person1#', ASSISTANT: '#Person2#' } });
     const text = await dialogue.summarize(
-      chat(['USER', '#Person1#: Do you smoke, Mr. Smith?'], ['ASSISTANT', '#Person2#: Yes. I have tried to quit hundreds of times.']),
+      chat(['USER', 'Do you smoke, Mr. Smith?'], ['ASSISTANT', 'Yes. I have tried to quit hundreds of times.']),
     );
     expect(text).toMatch(/^#Person1# asked whether #Person2# smokes\./);
   });
