@@ -94,6 +94,8 @@ export interface DevChatFigures {
   readonly openingShare: number;
   readonly emptyTitles: number;
   readonly emptySummaries: number;
+  /** Summaries with an emoji or a checklist mark (`✅`, `[x]`), which a note should never copy. */
+  readonly markedSummaries: number;
   readonly p50: number;
   readonly p95: number;
   readonly titleWords: number;
@@ -105,6 +107,8 @@ const percentile = (xs: readonly number[], q: number): number => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 };
+
+const MARKED = /[\p{Extended_Pictographic}\u2610-\u2612\u2713-\u2718]|\[[ xX-]\]/u;
 
 export function devChatFigures(chats: readonly DevChat[], results: readonly DevChatResult[]): DevChatFigures {
   const ours = results.map((r) => rouge(r.reference, r.title));
@@ -131,6 +135,7 @@ export function devChatFigures(chats: readonly DevChat[], results: readonly DevC
     openingShare: 100 * mean(openings),
     emptyTitles: results.filter((r) => r.title.trim() === '').length,
     emptySummaries: results.filter((r) => r.summary.trim() === '').length,
+    markedSummaries: results.filter((r) => MARKED.test(r.summary)).length,
     p50: percentile(
       results.map((r) => r.ms),
       0.5,
@@ -156,7 +161,7 @@ export function formatDevChatFigures(label: string, f: DevChatFigures): string {
     '',
     `title ours / baseline (ROUGE-1): ${f.titleRatio.toFixed(2)}× (target ≥ 1.20×)`,
     `summary topic share (reference title's content words named): ours ${n(f.summaryShare)}, same-length opening ${n(f.openingShare)} (${f.summaryShare - f.openingShare >= 0 ? '+' : ''}${n(f.summaryShare - f.openingShare)} points; target ≥ +5)`,
-    `empty outputs: ${f.emptyTitles} titles, ${f.emptySummaries} summaries`,
+    `empty outputs: ${f.emptyTitles} titles, ${f.emptySummaries} summaries; summaries with an emoji or a checklist mark: ${f.markedSummaries}`,
     `mean length: summary ${n(f.summaryWords)} words, title ${n(f.titleWords)} words`,
     `rename + summarize per conversation: p50 ${f.p50.toFixed(2)} ms, p95 ${f.p95.toFixed(2)} ms`,
   ].join('\n');

@@ -55,6 +55,10 @@ const MODEL: SummarizerModelInfo = {
  * payment API call in TypeScript`), summaries are an observer's few sentences picked from the
  * conversation (`The user asked how to … The assistant suggested …`). Output is deterministic.
  *
+ * The pipeline: `read` (conversation.ts) → `title` (title.ts, echo.ts) → for a chat with a coding
+ * assistant, the note's stages (chat-note.ts, rules in chat-rules.ts), else the sentence-level
+ * observer summary (summary.ts).
+ *
  * The NLP model is loaded on the first `title()` or `summarize()` call, not on import or creation;
  * `unload()` drops it and the next call loads it again. Messages without letters or digits never
  * load it: they get ''. Only the first 20,000 characters of each message are read.
