@@ -14,7 +14,8 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 // A disk that fails on demand: journal writes write half their bytes then fail (ENOSPC) while
 // `failJournalWrites` is set; opening a new journal file fails (EMFILE) while `failOpens` is set.
-const disk = vi.hoisted(() => ({ failJournalWrites: false, failOpens: false, opened: 0 }));
+// `failCuts`: cutting a journal file back (truncate) fails too; `failFlushes`: that many flushes fail.
+const disk = vi.hoisted(() => ({ failJournalWrites: false, failOpens: false, failCuts: false, failFlushes: 0, opened: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs/promises')>();
   return {
@@ -30,6 +31,16 @@ vi.mock('node:fs/promises', async (importOriginal) => {
         const all = Buffer.concat(buffers);
         await writev([all.subarray(0, Math.floor(all.length / 2))], position);
         throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      };
+      const datasync = handle.datasync.bind(handle);
+      (handle as unknown as Record<string, unknown>).datasync = async () => {
+        if (disk.failFlushes > 0 && disk.failFlushes--) throw Object.assign(new Error('input/output error'), { code: 'EIO' });
+        return datasync();
+      };
+      const truncate = handle.truncate.bind(handle);
+      (handle as unknown as Record<string, unknown>).truncate = async (length?: number) => {
+        if (disk.failCuts) throw Object.assign(new Error('input/output error'), { code: 'EIO' });
+        return truncate(length);
       };
       return handle;
     },
@@ -88,6 +99,48 @@ describe('JSON-file repository when the disk fails', () => {
 
     const reopened = await createJsonFileRepository({ file });
     expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'after']);
+    await reopened.close();
+  });
+
+  it('survives a rotation whose closing line cannot be written: the line is cut, the next file removed, nothing is lost', async () => {
+    const file = path.join(await tempDir(), 'db.json');
+    const warnings: string[] = [];
+    const repository = await createJsonFileRepository({ file, compactAfterBytes: 1, logger: { warn: (m) => warnings.push(m) } });
+    // This write asks for a compaction, whose rotation then meets the full disk.
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('acknowledged')));
+    disk.failJournalWrites = true;
+    await repository.close();
+    disk.failJournalWrites = false;
+    expect(warnings.join('\n')).toMatch(/Could not write the snapshot .*no space left/);
+    // The journal ends with its last record, not with half a line naming a file that is not there.
+    const lines = (await readFile(`${file}.journal-000001`, 'utf8')).trim().split('\n');
+    expect(JSON.parse(lines.at(-1)!).seq).toBe(1);
+    await expect(readFile(`${file}.journal-000002`)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const reopened = await createJsonFileRepository({ file, logger: { warn: () => {} } });
+    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+    await reopened.close();
+  });
+
+  it('stops writing when a failed rotation cannot be undone, and opens again with every acknowledged write', async () => {
+    const file = path.join(await tempDir(), 'db.json');
+    const repository = await createJsonFileRepository({ file, compactAfterBytes: 1, logger: { warn: () => {} } });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('acknowledged')));
+    // The rotation's line naming the next file is written but not flushed, and cannot be cut off.
+    disk.failFlushes = 1;
+    disk.failCuts = true;
+    const after = repository.transact((tx) => tx.put('conversations', conversationRecord('refused')));
+    await expect(after).rejects.toThrow(/could not be written/);
+    disk.failCuts = false;
+    // Nothing may follow the half-written line that names the next file: writes stay refused.
+    await expect(repository.transact((tx) => tx.put('conversations', conversationRecord('still-refused')))).rejects.toThrow(
+      /cannot be written|could not be written/,
+    );
+    expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+    await repository.close();
+
+    const reopened = await createJsonFileRepository({ file, logger: { warn: () => {} } });
+    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
     await reopened.close();
   });
 });

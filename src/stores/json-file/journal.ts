@@ -170,6 +170,13 @@ export class JournalWriter {
           first.done.resolve();
         } catch (error) {
           first.done.reject(error);
+          // The current file could not be put back as it was: nothing more may be written to it.
+          if (this.#failure) {
+            this.onFailure?.(error);
+            for (const item of this.#pending.splice(0)) item.done.reject(this.#failure);
+            this.#running = undefined;
+            return;
+          }
         }
         continue;
       }
@@ -206,16 +213,24 @@ export class JournalWriter {
   async #rotate({ file, index }: { file: string; index: number }): Promise<void> {
     const next = await open(file, 'a', 0o600);
     try {
-      if (this.durable) await syncFolder(path.dirname(file));
+      // Flushed whatever the durability: after a power cut, a trailer naming a file whose name was
+      // lost would stop the next start, where losing the last writes is all that mode allows.
+      await syncFolder(path.dirname(file));
       await writeAll(this.#handle, [Buffer.from(encodeTrailer(index))]);
-      if (this.durable) await this.#handle.datasync();
+      await this.#handle.datasync();
     } catch (error) {
       await next.close().catch(() => undefined);
-      await unlink(file).catch(() => undefined);
-      // Without its trailer the current file goes on as before; if it cannot be cut back, it is damaged.
-      await this.#handle.truncate(this.bytes).catch((cut: unknown) => {
-        this.#failure = cut;
-      });
+      // The trailer is cut before the file it names goes, so a crash between the two leaves no
+      // name pointing nowhere. If it cannot be cut, the file stays (empty, named) and the writer
+      // stops for good: nothing may follow a trailer.
+      const cut = await this.#handle.truncate(this.bytes).then(
+        () => true,
+        (failure: unknown) => {
+          this.#failure = failure;
+          return false;
+        },
+      );
+      if (cut) await unlink(file).catch(() => undefined);
       throw error;
     }
     await this.#handle.close().catch(() => undefined);
