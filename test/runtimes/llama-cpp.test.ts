@@ -222,9 +222,10 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
       `llama-cpp memory (RSS, MiB): before load ${before.toFixed(1)}, loaded ${loaded.toFixed(1)} (+${(loaded - before).toFixed(1)}), ` +
         `after unload ${after.toFixed(1)} (${(loaded - after).toFixed(1)} given back); load ${loadMs.toFixed(0)} ms; answer ${JSON.stringify(answer)}`,
     );
-    expect(loaded - before).toBeGreaterThan(10);
-    // Mostly given back: allocator caches and fragmentation may keep some.
-    expect(loaded - after).toBeGreaterThan(0.5 * (loaded - before));
+    // What unloading gives back is the model's memory, measured where it is held. The rise at load
+    // is logged, not checked: the process may return other freed memory (the 36 MB file buffer it
+    // just wrote) to the system meanwhile, so that rise can even read negative on a busy machine.
+    expect(loaded - after).toBeGreaterThan(10);
     // Unloading what is not loaded is not an error.
     expect(await llama.unload!(model)).toBe(false);
   });
