@@ -18,10 +18,16 @@ export const NARRATION: Rule = {
   name: 'narration',
   purpose: "the assistant's narration of its own work",
   pattern:
-    /^(?:let me|let us|now let|now I|I will|I am going to|I need to|I can see|I found|I have|I'?ve|first,?|next,?|then,?|now,|perfect|great|excellent|good|here is|here are|read file|looking at|based on|okay|ok|sure|yes|no)\b/i,
+    /^(?:(?:let me|let us|now let|now I|I will|I am going to|I need to|I can see|I found|I have|I'?ve|perfect|great|excellent|here is|here are|read file|looking at|based on|okay|ok|sure)\b|(?:first|next|then|now|good|yes|no)[,!.:])/i,
   examples: {
-    matches: ['Let me check the file.', 'Now I will update it.', 'Read file: src/index.ts', 'Perfect! The build is green.'],
-    passes: ['The build now passes on CI.', 'The cause was a missing await.'],
+    matches: [
+      'Let me check the file.',
+      'Now I will update it.',
+      'Read file: src/index.ts',
+      'Perfect! The build is green.',
+      'Now, the tests.',
+    ],
+    passes: ['The build now passes on CI.', 'The cause was a missing await.', 'No tests were failing after the change was merged.'],
   },
 };
 
@@ -55,14 +61,20 @@ export const MARKS: Rule = {
 export const LIST_LINE: Rule = {
   name: 'list line',
   purpose: 'labels, headings and breadcrumbs',
-  pattern: /^(?:[\w/().-]+\s){0,3}[\w/().-]+:\s|\s[-–—→]\s|→/u,
+  pattern:
+    /^(?!(?:[Tt]he|[Aa]n?|[Tt]his|[Tt]hat|[Tt]hese|[Tt]hose|[Ii]t|[Tt]here)\b)(?:[\w/().-]+\s){0,2}[\w/().-]+:\s|^(?:[\p{Lu}][\w-]*\s){1,4}[-–—]\s|→/u,
   examples: {
     matches: [
       'Browser tab icon: The favicon will appear in browser tabs.',
       'Assets Reorganization - Clean, optimized project structure.',
       'Go to GitHub.com → Settings → Developer settings.',
     ],
-    passes: ['The favicon now appears in browser tabs.', 'The cause was a missing await: the promise was dropped.'],
+    passes: [
+      'The favicon now appears in browser tabs.',
+      'The cause was a missing await: the promise was dropped.',
+      'The problem was simple: the workflow exited early.',
+      'The build now passes - all 42 tests are green.',
+    ],
   },
 };
 
@@ -86,8 +98,12 @@ export const OUTCOME: Rule = {
 export const PERSONAL: Rule = {
   name: 'personal',
   purpose: 'first and second person',
-  pattern: /\b(?:I|me|my|mine|we|us|our|you|your|yours)\b/i,
-  examples: { matches: ['I fixed your config.', 'We can move it.'], passes: ['The config was fixed.'] },
+  // Case matters (`I`, not `i.e.`; `us`, not `US`), and a hyphenated word is not a pronoun (`us-east-1`).
+  pattern: /(?<![\w-])(?:I|[Mm]e|[Mm]y|[Mm]ine|[Ww]e|[Uu]s|[Oo]ur|[Yy]ou|[Yy]our|[Yy]ours)(?![\w-])/,
+  examples: {
+    matches: ['I fixed your config.', 'We can move it.', 'Tell us more.'],
+    passes: ['The config was fixed.', 'The bucket is in the US region, i.e. us-east-1.'],
+  },
 };
 
 /** Lead-ins before a request proper, left out of its quote. */

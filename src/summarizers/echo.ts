@@ -66,8 +66,20 @@ export function fileSubject(path: string): string {
     .trim();
 }
 
+/** A word of a compacted clause; `task` marks a verb that opens a second task (`… and re-run …`). */
+interface Word {
+  readonly text: string;
+  readonly task: boolean;
+}
+
 /** Plain words of an announced clause, its head only, fillers out, at most `max` words. */
 export function compact(clause: string, max: number): string {
+  return compactWords(clause, max)
+    .map((w) => w.text)
+    .join(' ');
+}
+
+function compactWords(clause: string, max: number): Word[] {
   const plain = clause
     .replaceAll(DOT, '.')
     .replaceAll(QUESTION_DOT, '?.')
@@ -75,11 +87,32 @@ export function compact(clause: string, max: number): string {
     // File and folder mentions are named by their subject, never copied as paths.
     .replace(FILE_MENTION, (m) => fileSubject(m));
   const head = plain.replace(NUMBERED, '').split(CLAUSE_END)[0] ?? '';
-  const words = head.split(/\s+/).filter((w) => w !== '' && !FILLER.test(w));
+  const raw = head.split(/\s+/).filter(Boolean);
+  // Whether a word opens a second task is read before the fillers go: `and release the notes`.
+  const words: Word[] = [];
+  raw.forEach((text, i) => {
+    if (!FILLER.test(text)) words.push({ text, task: raw[i - 1]?.toLowerCase() === 'and' && opensTask(text, raw[i + 1]) });
+  });
   let out = fit(words, max);
-  while (out.length > 0 && DANGLING.test(out[out.length - 1]!)) out = out.slice(0, -1);
-  return out.join(' ');
+  while (out.length > 0 && DANGLING.test(out[out.length - 1]!.text)) out = out.slice(0, -1);
+  return out;
 }
+
+/**
+ * Whether `word`, after `and`, opens a second task: a task verb, and for one that is a noun as
+ * often (`update the docs and release notes`), only when what follows is what follows a verb
+ * (`and release the notes`, `and check for updates`).
+ */
+function opensTask(word: string, next: string | undefined): boolean {
+  if (/^re-[a-z]+$/i.test(word)) return true;
+  const lower = word.toLowerCase();
+  if (!IMPERATIVE.has(lower)) return false;
+  return !NOUN_TOO.has(lower) || next === undefined || AFTER_VERB.test(next);
+}
+const NOUN_TOO = new Set(
+  'release test document build set use run review check commit push pull merge setup update fix change start scan upload'.split(' '),
+);
+const AFTER_VERB = /^(the|a|an|this|that|these|those|it|them|all|any|my|our|your|its|their|to|into|from|on|in|for|with|up|out)$/i;
 
 /**
  * At most `max` words without cutting a phrase in half. Two tasks (`install Playwright for browser
@@ -87,25 +120,23 @@ export function compact(clause: string, max: number): string {
  * integration workflow`) if they fit, else the first; a phrase cut short (`implement the engine
  * for intelligent tool`) goes back to the word that opens it (`implement the engine`).
  */
-function fit(words: readonly string[], max: number): string[] {
+function fit(words: readonly Word[], max: number): Word[] {
   if (words.length <= max) return [...words];
-  const and = words.indexOf('and', 2);
-  if (and > 0 && isTaskVerb(words[and + 1] ?? '')) {
+  const and = words.findIndex((w, i) => i >= 2 && w.text === 'and');
+  if (and > 0 && words[and + 1]?.task) {
     const first = head(words.slice(0, and));
     const second = head(words.slice(and + 1));
-    if (first.length + 1 + second.length <= max && second.length >= 2) return [...first, 'and', ...second];
+    if (first.length + 1 + second.length <= max && second.length >= 2) return [...first, words[and]!, ...second];
     if (first.length <= max) return first;
   }
   const cut = words.slice(0, max);
-  const opener = cut.findLastIndex((w, i) => i >= 3 && PHRASE_OPENER.test(w));
+  const opener = cut.findLastIndex((w, i) => i >= 3 && PHRASE_OPENER.test(w.text));
   return opener > 0 ? cut.slice(0, opener) : cut;
 }
 
-const isTaskVerb = (word: string): boolean => IMPERATIVE.has(word.toLowerCase()) || /^re-[a-z]+$/i.test(word);
-
 /** A verb or noun phrase without its trailing prepositional phrases: `re-run workflow for CI` → `re-run workflow`. */
-function head(words: readonly string[]): string[] {
-  const opener = words.findIndex((w, i) => i >= 2 && PHRASE_OPENER.test(w));
+function head(words: readonly Word[]): Word[] {
+  const opener = words.findIndex((w, i) => i >= 2 && PHRASE_OPENER.test(w.text));
   return opener > 0 ? words.slice(0, opener) : [...words];
 }
 
@@ -126,15 +157,11 @@ export function announcedActivity(conversation: Conversation): string | undefine
 }
 
 /**
- * An activity: the first verb and any verb coordinated with it as gerunds, `install X and re-run
+ * An activity: the first verb and any verb opening a second task as gerunds, `install X and re-run
  * Y` → `installing X and re-running Y`, so that both halves read alike.
  */
-function asActivity(words: readonly string[]): string[] {
-  const out = [gerund(words[0]!.toLowerCase()), ...words.slice(1)];
-  out.forEach((w, i) => {
-    if (i > 0 && out[i - 1] === 'and' && isTaskVerb(w)) out[i] = gerund(w);
-  });
-  return out;
+function asActivity(words: readonly Word[]): string {
+  return words.map((w, i) => (i === 0 ? gerund(w.text.toLowerCase()) : w.task ? gerund(w.text) : w.text)).join(' ');
 }
 
 function announced(conversation: Conversation, max: number): string | undefined {
@@ -147,11 +174,10 @@ function announced(conversation: Conversation, max: number): string | undefined 
   if (!match) return undefined;
   const clause = match[1]!;
   const noun = WITH.exec(clause);
-  const text = compact(noun ? noun[1]! : clause, max);
-  const words = text.split(' ').filter(Boolean);
+  const words = compactWords(noun ? noun[1]! : clause, max);
   if (words.length < 2 && !noun) return undefined;
   if (words.length === 0) return undefined;
-  const title = (noun ? words : asActivity(words)).join(' ');
+  const title = noun ? words.map((w) => w.text).join(' ') : asActivity(words);
   return title[0]!.toUpperCase() + title.slice(1);
 }
 
@@ -179,11 +205,10 @@ export function requestTitle(conversation: Conversation, max: number): string | 
   if (firstUser < 0) return undefined;
   const prose = conversation.messages[firstUser]!.prose.replaceAll(DOT, '.').replace(/^(?:\s*@[\w./-]+)+\s*/, '');
   const first = prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
-  const text = compact(first.replace(LEAD_IN, '').replace(/^(tell|show|give) me\s+/i, '$1 '), Math.min(6, max));
-  const words = text.split(' ').filter(Boolean);
+  const words = compactWords(first.replace(LEAD_IN, '').replace(/^(tell|show|give) me\s+/i, '$1 '), Math.min(6, max));
   // Questions and reports (`what is …`, `I am seeing this error`) are left to the sentence-level titler.
-  if (words.length < 2 || !IMPERATIVE.has(words[0]!.toLowerCase())) return undefined;
-  const title = asActivity(words).join(' ');
+  if (words.length < 2 || !IMPERATIVE.has(words[0]!.text.toLowerCase())) return undefined;
+  const title = asActivity(words);
   return title[0]!.toUpperCase() + title.slice(1);
 }
 

@@ -24,6 +24,18 @@ describe('compact and fileSubject', () => {
 });
 
 describe('titles of coding-assistant chats', () => {
+  it('keeps both halves of a two-part task, and does not take a noun for a second task', async () => {
+    const answered = (announcement: string) =>
+      summarizer.title(
+        chat(['USER', 'go ahead'], ['ASSISTANT', long(announcement, 'The files were read and the changes were made one by one.')]),
+      );
+    expect(await answered("I'll install Playwright for browser automation and re-run the complete integration workflow.")).toBe(
+      'Installing Playwright and re-running complete integration workflow',
+    );
+    expect(await answered("I'll update the docs and release notes.")).toBe('Updating docs and release notes');
+    expect(await answered("I'll update the docs and release the notes.")).toBe('Updating docs and releasing notes');
+  });
+
   it('takes the topic from the answer when the request is vague', async () => {
     const messages = chat(
       ['USER', '#selection fix this'],
