@@ -75,8 +75,8 @@ export interface Summarizer {
   readonly model: SummarizerModelInfo;
   /**
    * The most characters of message text this summarizer reads at once. A longer conversation is
-   * cut before it gets here: its first request and latest messages are kept, the middle left
-   * out. Default: 100,000.
+   * cut before it gets here: its first request, the opening of the answer to it and the latest
+   * messages are kept, the middle left out. Default: 100,000.
    */
   readonly maxInputChars?: number;
   /** A short title (a few words, no trailing period) for the conversation made of `messages`. */

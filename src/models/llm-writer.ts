@@ -32,14 +32,14 @@ const SPEAKERS: Readonly<Record<SummarizerMessage['role'], string>> = {
 
 /**
  * The chat that asks `model` for a title or a summary of `messages`: the instruction, then the
- * conversation as a transcript fitted to the model's context (its first request and latest
- * messages; what was left out of the middle is marked).
+ * conversation as a transcript fitted to the model's context (its first request, the opening of
+ * the answer to it, and the latest messages; what was left out of the middle is marked).
  */
 export function promptFor(task: WritingTask, messages: readonly SummarizerMessage[], contextTokens: number): ChatMessage[] {
   const budgetChars = Math.max(1_000, (contextTokens - ANSWER_TOKENS[task] - 200) * CHARS_PER_TOKEN);
   const fitted = fitMessages(messages, budgetChars);
   const turns = fitted.messages.map((message) => `${SPEAKERS[message.role]}: ${message.text}`);
-  if (fitted.omitted > 0) turns.splice(1, 0, `[… ${fitted.omitted} messages left out here …]`);
+  if (fitted.omitted > 0) turns.splice(fitted.before, 0, `[… ${fitted.omitted} messages left out here …]`);
   return [
     { role: 'system', content: INSTRUCTIONS[task] },
     { role: 'user', content: `The conversation:\n\n${turns.join('\n\n')}\n\n${task === 'title' ? 'Its title:' : 'Its summary:'}` },

@@ -24,7 +24,7 @@ export interface ExtractiveSummarizerOptions {
   readonly model?: Partial<SummarizerModelInfo>;
 }
 
-/** Characters of a conversation the summarizer reads: its first request and its latest messages. */
+/** Characters of a conversation the summarizer reads (see fitMessages: what is kept of a longer one). */
 const MAX_INPUT_CHARS = 12_000;
 
 // A name for the ASSISTANT role that is a tool, not a person (as summary.ts reads it too).
