@@ -28,7 +28,7 @@ const CLAUSE_END = new RegExp(
   [
     '[!?;,(\\n]|\\.(?!\\d)|:(?!\\d)',
     '\\s[-–—]\\s',
-    '\\s(?:which|so that|so|by|to ensure|to make sure|and then|then|following|based on|according to|while|before|after|using)\\s',
+    '\\s(?:which|that|so that|so|by|to ensure|to make sure|and then|then|following|based on|according to|while|before|after|using)\\s',
     '\\s(?:for|in|of)\\s(?:the|your|our)\\s[\\w-]+(?:\\s[\\w-]+)?\\s(?:project|repository|repo|codebase)\\b',
   ].join('|'),
   'i',
@@ -40,7 +40,7 @@ const NUMBERED = /\b(?:task|phase|step)\s+#?[\d.]+\s*:\s*(?=\w)/i;
 // Words a title does without: articles, possessives, demonstratives, vague quantifiers.
 const FILLER = /^(the|a|an|your|my|our|their|its|this|these|those|that|all|any|some|current|existing)$/i;
 // Words that open a phrase of their own: a title cut inside such a phrase ends before it.
-const PHRASE_OPENER = /^(to|for|in|of|with|from|on|into|about)$/i;
+const PHRASE_OPENER = /^(to|for|in|of|with|from|on|into|about|across|between|within|at|under|over)$/i;
 // Words a title does not end on.
 const DANGLING = /^(and|or|to|for|of|in|on|with|from|by|at|as|into|about|the|a|an|is|are|be|your|my|our|if|when|what|how|that)$/i;
 
@@ -131,7 +131,9 @@ function fit(words: readonly Word[], max: number): Word[] {
   }
   const cut = words.slice(0, max);
   const opener = cut.findLastIndex((w, i) => i >= 3 && PHRASE_OPENER.test(w.text));
-  return opener > 0 ? cut.slice(0, opener) : cut;
+  if (opener > 0) return cut.slice(0, opener);
+  // `… and check` with what was to be checked cut off: the second half goes.
+  return cut.at(-2)?.text === 'and' ? cut.slice(0, -2) : cut;
 }
 
 /** A verb or noun phrase without its trailing prepositional phrases: `re-run workflow for CI` → `re-run workflow`. */
