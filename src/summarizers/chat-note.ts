@@ -40,9 +40,7 @@ export type Asked =
   /** An activity (`installing Playwright`), with the request's words where they say more. */
   | { readonly kind: 'activity'; readonly activity: string; readonly quote?: string }
   /** The request in the user's words; `question` when it asks one. */
-  | { readonly kind: 'quote'; readonly quote: string; readonly question: boolean }
-  /** A topic named by the title alone (`React component re-renders forever`). */
-  | { readonly kind: 'topic'; readonly topic: string };
+  | { readonly kind: 'quote'; readonly quote: string; readonly question: boolean };
 
 /** The note before rendering: one part per stage. */
 export interface ChatNote {
@@ -75,9 +73,7 @@ export function askedOf(conversation: Conversation, title: string): Asked | unde
       quote: request && more >= 1 ? quote(asked, REQUEST_QUOTE_WORDS) : undefined,
     };
   }
-  if (request) return { kind: 'quote', quote: quote(asked, SHORT_QUOTE_WORDS), question: request.question };
-  if (title && !matches(PERSONAL, title)) return { kind: 'topic', topic: title };
-  return undefined;
+  return request && { kind: 'quote', quote: quote(asked, SHORT_QUOTE_WORDS), question: request.question };
 }
 
 /** Stage 2: the words the conversation is about: the title's, and those of each request's first two sentences. */
@@ -135,10 +131,8 @@ export function renderNote(
   const parts = [
     asked.kind === 'activity'
       ? `${speakers.USER} asked for help with ${asked.activity}${asked.quote ? ` (${asked.quote})` : ''}.`
-      : asked.kind === 'quote'
-        ? // The user's own words, first person and all; only a question is introduced as asked.
-          `${speakers.USER} ${asked.question ? 'asked' : 'wrote'}: ${asked.quote}.`
-        : `${speakers.USER} raised the topic: ${asked.topic}.`,
+      : // The user's own words, first person and all; only a question is introduced as asked.
+        `${speakers.USER} ${asked.question ? 'asked' : 'wrote'}: ${asked.quote}.`,
   ];
   if (note.outcome) parts.push(`${speakers.ASSISTANT} reported: ${note.outcome}.`);
   if (note.open) parts.push(`${speakers.USER} then asked: ${note.open}, still unanswered.`);

@@ -49,7 +49,6 @@ export function reportPredicate(p: Prepared, role: Role, names: Referents, repla
     case 'report': {
       const object = clause(shape.object);
       if (shape.lead) return `reported ${shape.lead.lower === 'having' ? 'having' : gerund(shape.lead.lemma)} ${object}`;
-      if (/^(question|doubt) about /.test(object)) return `asked about ${object.replace(/^\w+ about /, '')}`;
       return `reported ${/^[aeiou]/.test(object) ? 'an' : 'a'} ${object}`;
     }
     case 'suggestion':

@@ -430,3 +430,35 @@ describe('createExtractiveSummarizer: contract', () => {
     expect(createExtractiveSummarizer({ model: { id: 'custom' } }).model.id).toBe('custom');
   });
 });
+
+describe('createExtractiveSummarizer: rules kept because people write this way', () => {
+  const summarizer = createExtractiveSummarizer();
+
+  it('titles a bare "why is this happening?" about code by what it is', async () => {
+    const messages = chat(
+      ['USER', 'Why is this happening?\n\n```python\nx = [1, 2]\nprint(x[5])\n```'],
+      ['ASSISTANT', 'The list has two items, so index 5 is out of range.'],
+    );
+    expect(await summarizer.title(messages)).toBe('Unexpected behavior in Python code');
+  });
+
+  it('reports an answer that opens with "Note that" as noted, not as "explained that note that"', async () => {
+    const messages = chat(
+      ['USER', 'Does the cache survive a restart of the server?'],
+      ['ASSISTANT', 'Note that the cache lives in process memory, so a restart empties it.'],
+    );
+    expect(await summarizer.summarize(messages)).toBe(
+      'The user asked whether the cache survives a restart of the server. The assistant noted that the cache lives in process memory, so a restart empties it.',
+    );
+  });
+
+  it('does not take two messages of unknown speakers for one person', async () => {
+    const messages = chat(
+      ['UNKNOWN', 'We should move the standup to ten in the morning.'],
+      ['UNKNOWN', 'Ten in the morning clashes with the design review every Tuesday.'],
+    );
+    expect(await summarizer.summarize(messages)).toMatch(
+      /^A participant said .*\. Another participant said that ten in the morning clashes/,
+    );
+  });
+});
