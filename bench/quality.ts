@@ -27,7 +27,7 @@
  * per conversation for rename + summarize after a warm-up.
  */
 import { parseArgs } from 'node:util';
-import { createExtractiveSummarizer } from '../src/index.js';
+import { createExtractiveSummarizer } from '../src/summarizers/index.js';
 import { DEV_CONVERSATIONS } from '../test/fixtures/dev-conversations.js';
 import { devChatFigures, formatDevChatFigures, readDevChats } from './quality/devchats.js';
 import { type Dialogue, lead3, readDialogues } from './quality/dialogsum.js';

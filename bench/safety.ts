@@ -37,7 +37,8 @@ import path from 'node:path';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createExtractiveSummarizer, createFakeSummarizer, createService, isServiceError } from '../src/index.js';
+import { createService, isServiceError } from '../src/index.js';
+import { createExtractiveSummarizer, createFakeSummarizer } from '../src/summarizers/index.js';
 import { latencySummary } from './stats.js';
 
 const SIZES = (process.env.SAFETY_SIZES ?? '1000,5000,20000').split(',').map(Number);

@@ -37,7 +37,6 @@ import {
   COLLECTION_NAMES,
   type CollectionName,
   type ConversationRecord,
-  createFakeSummarizer,
   createJsonFileRepository,
   createService,
   JSON_FILE_FORMAT_VERSION,
@@ -45,6 +44,7 @@ import {
   type WebsiteRecord,
 } from '../src/index.js';
 import { type SnapshotData, SnapshotFile } from '../src/stores/json-file/snapshot.js';
+import { createFakeSummarizer } from '../src/summarizers/index.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const list = (value: string) => value.split(',').filter(Boolean).map(Number);

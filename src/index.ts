@@ -25,6 +25,6 @@ export type { JsonValue } from './schemas/json.js';
 export { createService, type LinkMethods, type Service, type ServiceOptions } from './service.js';
 export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/index.js';
 export { createMemoryRepository } from './stores/memory.js';
-export * from './summarizers/index.js';
+// The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts).
 export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

@@ -50,6 +50,18 @@ describe('the packed package in a fresh project', () => {
     expect(sh('node', ['esm.mjs'], project).trim()).toBe('From the package 1');
   });
 
+  it('offers the summarizers at their own entry point, not at the root', async () => {
+    await writeFile(
+      path.join(project, 'summarizer.mjs'),
+      "import * as root from 'conversation-model-service';\n" +
+        "import { createExtractiveSummarizer } from 'conversation-model-service/summarizer';\n" +
+        'const summarizer = createExtractiveSummarizer();\n' +
+        "const title = await summarizer.title([{ id: 'm1', role: 'USER', text: 'How do I retry a flaky payment API call in TypeScript?' }]);\n" +
+        "console.log('createExtractiveSummarizer' in root, title);\n",
+    );
+    expect(sh('node', ['summarizer.mjs'], project).trim()).toBe('false Retrying a flaky payment API call in TypeScript');
+  });
+
   it('loads with require() (Node 20.19 and later)', () => {
     const out = sh(
       'node',

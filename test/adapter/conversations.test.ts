@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFakeSummarizer } from '../../src/index.js';
+import { createFakeSummarizer } from '../../src/summarizers/index.js';
 import { expectError, expectJson, expectNoContent, type HttpClient as Http, path, routerForTest, stateOf } from '../helpers/http.js';
 import { conversationWith, said } from '../helpers/service.js';
 

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { createHonoRouter, type HonoRouterOptions } from '../../adapters/hono/index.js';
 import { RECORD_ROUTES } from '../../adapters/hono/routes.js';
-import type { FakeSummarizer, ServiceOptions } from '../../src/index.js';
+import type { ServiceOptions } from '../../src/index.js';
+import type { FakeSummarizer } from '../../src/summarizers/index.js';
 import { serviceForTest } from './service.js';
 
 /** Anything answering Hono's `request`: the router itself, or a Hono app it is mounted in. */

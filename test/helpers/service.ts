@@ -1,5 +1,4 @@
 import {
-  createFakeSummarizer,
   createService,
   type SeededAnchorInput,
   type SeededAnnotationInput,
@@ -11,6 +10,7 @@ import {
   type Service,
   type ServiceOptions,
 } from '../../src/index.js';
+import { createFakeSummarizer } from '../../src/summarizers/index.js';
 
 /** A clock that moves one second forward on every reading, so `updated` changes are visible. */
 export function steppingClock(start = Date.parse('2026-01-01T00:00:00.000Z')) {

@@ -83,7 +83,8 @@ describe('models', () => {
     const dataDir = await tempDir();
     await mkdir(path.join(dataDir, 'keep'), { recursive: true });
     await writeFile(path.join(dataDir, 'keep', 'file'), 'x');
-    const { createLocalModelRegistry, createFakeSummarizer } = await import('../../src/index.js');
+    const { createLocalModelRegistry } = await import('../../src/index.js');
+    const { createFakeSummarizer } = await import('../../src/summarizers/index.js');
     const registry = createLocalModelRegistry({ summarizer: createFakeSummarizer(), cacheRoot: path.join(dataDir, 'models') });
     for (const id of ['..', '../keep', '..%2Fkeep', '/', '.', '../../', 'a/../../keep', '%2e%2e']) await registry.deleteCache(id);
     expect(await readdir(path.join(dataDir, 'keep'))).toEqual(['file']);

@@ -6,8 +6,9 @@
  * annotation saying who wrote it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeSummarizer, createService, type Service, type ServiceOptions } from '../../src/index.js';
+import { createService, type Service, type ServiceOptions } from '../../src/index.js';
 import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
+import { createFakeSummarizer } from '../../src/summarizers/index.js';
 import { startOpenAiServer } from '../helpers/openai-server.js';
 import { said, seededModel } from '../helpers/service.js';
 

@@ -7,7 +7,8 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HttpServerOptions, type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
-import { createFakeSummarizer, type Service } from '../../src/index.js';
+import type { Service } from '../../src/index.js';
+import { createFakeSummarizer } from '../../src/summarizers/index.js';
 import { serviceForTest } from '../helpers/service.js';
 
 const running: { server: RunningHttpServer; service: Service }[] = [];

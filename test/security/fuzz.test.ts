@@ -27,7 +27,8 @@ import path from 'node:path';
 import { format } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
-import { createFakeSummarizer, createJsonFileRepository, createService, type LinkKind, type Service } from '../../src/index.js';
+import { createJsonFileRepository, createService, type LinkKind, type Service } from '../../src/index.js';
+import { createFakeSummarizer } from '../../src/summarizers/index.js';
 import { said, seededModel, seeds } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
