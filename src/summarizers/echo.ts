@@ -28,7 +28,7 @@ const CLAUSE_END = new RegExp(
   [
     '[!?;,(\\n]|\\.(?!\\d)|:(?!\\d)',
     '\\s[-–—]\\s',
-    '\\s(?:which|that|so that|so|by|to ensure|to make sure|and then|then|following|based on|according to|while|before|after|using)\\s',
+    '\\s(?:which|that|if|when|unless|because|so that|so|by|to ensure|to make sure|and then|then|following|based on|according to|while|before|after|using)\\s',
     '\\s(?:for|in|of)\\s(?:the|your|our)\\s[\\w-]+(?:\\s[\\w-]+)?\\s(?:project|repository|repo|codebase)\\b',
   ].join('|'),
   'i',
@@ -42,7 +42,8 @@ const FILLER = /^(the|a|an|your|my|our|their|its|this|these|those|that|all|any|s
 // Words that open a phrase of their own: a title cut inside such a phrase ends before it.
 const PHRASE_OPENER = /^(to|for|in|of|with|from|on|into|about|across|between|within|at|under|over)$/i;
 // Words a title does not end on.
-const DANGLING = /^(and|or|to|for|of|in|on|with|from|by|at|as|into|about|the|a|an|is|are|be|your|my|our|if|when|what|how|that)$/i;
+const DANGLING =
+  /^(and|or|to|for|of|in|on|with|from|by|at|as|into|about|the|a|an|is|are|be|your|my|our|if|when|what|how|that|here|there|you|me|us)$/i;
 
 const FILE_MENTION =
   /@?(?:[\w-]+\/)*[\w-]*\.?[\w-]+\.(?:mdc?|tsx?|jsx?|py|ya?ml|json|txt|toml|lock|sh|env(?:\.\w+)?)\b|@[\w./-]+|(?:[\w-]+\/)+(?=\s|$)/g;
@@ -88,13 +89,22 @@ function compactWords(clause: string, max: number): Word[] {
     .replace(FILE_MENTION, (m) => fileSubject(m));
   const head = plain.replace(NUMBERED, '').split(CLAUSE_END)[0] ?? '';
   const raw = head.split(/\s+/).filter(Boolean);
+  // A second imperative run on without `and` (`delete unwanted scripts keep the rest`) starts a
+  // clause of its own: the head ends before it.
+  const runOn = raw.findIndex(
+    (w, i) =>
+      i >= 2 && !/^(and|or|to)$/i.test(raw[i - 1]!) && !FILLER.test(raw[i - 1]!) && isPlainVerb(w) && RUN_ON_NEXT.test(raw[i + 1] ?? ''),
+  );
+  if (runOn > 0) raw.length = runOn;
   // Whether a word opens a second task is read before the fillers go: `and release the notes`.
   const words: Word[] = [];
   raw.forEach((text, i) => {
-    if (!FILLER.test(text)) words.push({ text, task: raw[i - 1]?.toLowerCase() === 'and' && opensTask(text, raw[i + 1]) });
+    if (!FILLER.test(text)) words.push({ text, task: /^(and|or)$/i.test(raw[i - 1] ?? '') && opensTask(text, raw[i + 1]) });
   });
   let out = fit(words, max);
   while (out.length > 0 && DANGLING.test(out[out.length - 1]!.text)) out = out.slice(0, -1);
+  // A second task left without its object (`… and check`) says nothing.
+  if (out.length > 2 && out[out.length - 2]!.text === 'and' && out[out.length - 1]!.task) out = out.slice(0, -2);
   return out;
 }
 
@@ -109,6 +119,11 @@ function opensTask(word: string, next: string | undefined): boolean {
   if (!IMPERATIVE.has(lower)) return false;
   return !NOUN_TOO.has(lower) || next === undefined || AFTER_VERB.test(next);
 }
+// What follows a verb that starts a clause of its own: `keep only …`, `remove the …`.
+const RUN_ON_NEXT = /^(the|a|an|this|that|these|those|it|them|all|any|only|just|every|each|my|our|your)$/i;
+
+/** A verb that is never a noun as well (`keep`, `delete`, not `build` or `test`), in its base form. */
+const isPlainVerb = (word: string): boolean => IMPERATIVE.has(word) && !NOUN_TOO.has(word);
 const NOUN_TOO = new Set(
   'release test document build set use run review check commit push pull merge setup update fix change start scan upload'.split(' '),
 );
@@ -147,7 +162,7 @@ function head(words: readonly Word[]): Word[] {
  * automation`), or undefined when it does not open by announcing the task.
  */
 export function announcedTitle(conversation: Conversation, max: number): string | undefined {
-  return announced(conversation, Math.min(7, max));
+  return announced(conversation, max);
 }
 
 /**
@@ -192,7 +207,7 @@ const IMPERATIVE = new Set(
     'add create update fix make write start continue move change delete remove review check scan push install ' +
     'organize implement complete resolve upload explain understand improve run set build deploy test refactor ' +
     'rename prepare focus propose merge return debug configure explore enhance clean find analyze document ' +
-    'generate convert migrate upgrade setup use pull commit release publish optimize identify present apply'
+    'generate convert migrate upgrade setup use pull commit release publish optimize identify present apply keep'
   ).split(' '),
 );
 
@@ -218,7 +233,9 @@ export function requestTitle(conversation: Conversation, max: number): string | 
 export function requestOpening(conversation: Conversation, max: number): string | undefined {
   const request = conversation.messages.find((m) => m.role === 'USER' && m.prose !== '');
   if (!request) return undefined;
-  const first = request.prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
+  // Files mentioned before the request (`@.rules fix rules`) are what it is about, not its words.
+  const prose = request.prose.replaceAll(DOT, '.').replace(/^(?:\s*@[\w./-]+)+\s*/, '');
+  const first = prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
   const text = compact(first.replace(LEAD_IN, ''), max);
   // `I am getting ECONNREFUSED …` is a report in the first person, not a title.
   if (text.split(' ').length < 3 || /\b(?:I|me|we|us|you)\b/i.test(text)) return undefined;

@@ -44,6 +44,9 @@ export function writeTitle(conversation: Conversation, options: TitleOptions): s
   return devChat ? capitalizeText(describeFiles(title)) || title : title;
 }
 
+// An announced task that only opens with looking at things.
+const LOOKING_FIRST = /^(?:Analy[sz]ing|Scanning|Checking|Examining|Reviewing|Looking|Exploring|Reading|Inspecting|Investigating)\b/;
+
 function sentenceTitle(conversation: Conversation, options: TitleOptions, devChat: boolean): string {
   const max = Math.max(2, options.maxWords);
   const firstUser = conversation.messages.find((m) => m.role === 'USER' && (m.sentences.length > 0 || m.code.length > 0));
@@ -52,8 +55,10 @@ function sentenceTitle(conversation: Conversation, options: TitleOptions, devCha
   }
   if (devChat) {
     const announced = announcedTitle(conversation, max);
-    if (announced) return announced;
     const requested = requestTitle(conversation, max);
+    // `Analyzing the scripts folder …` is how the assistant starts; the user's own imperative
+    // (`delete unwanted scripts`) names the task.
+    if (announced && !(requested && LOOKING_FIRST.test(announced) && !LOOKING_FIRST.test(requested))) return announced;
     if (requested) return requested;
   }
   const request = pickRequest(conversation);

@@ -24,6 +24,36 @@ describe('compact and fileSubject', () => {
 });
 
 describe('titles of coding-assistant chats', () => {
+  it("names the user's task when the assistant only announces looking first, and ends a run-on request", async () => {
+    const messages = chat(
+      ['USER', '@scripts/ delete unwanted scripts keep only the important ones'],
+      [
+        'ASSISTANT',
+        long(
+          "I'll analyze the scripts directory and identify which scripts are unused.",
+          'The folder holds build, release and test helpers.',
+        ),
+      ],
+    );
+    expect(await summarizer.title(messages)).toBe('Deleting unwanted scripts');
+  });
+
+  it('reads both verbs of an either-or request as activities, and a dotfile mention as part of its sentence', async () => {
+    const either = chat(
+      ['USER', '@specs/ update or add any file here if it will help the workflow'],
+      ['ASSISTANT', long("I'll look at the specs folder first.", 'The folder holds the requirements and the design notes.')],
+    );
+    expect(await summarizer.title(either)).toBe('Updating or adding file');
+    const dotfile = chat(
+      ['USER', 'what is `MONGO_PREFIX` for in @.env.example ?'],
+      ['ASSISTANT', 'It sets the prefix of every collection name, so that two apps can share one database.'],
+    );
+    // One sentence about the file, not one cut at `@.` and a stray `env.example ?`.
+    const summary = await summarizer.summarize(dotfile);
+    expect(summary).toContain('@.env.example.');
+    expect(summary.split('. The assistant')).toHaveLength(2);
+  });
+
   it('keeps both halves of a two-part task, and does not take a noun for a second task', async () => {
     const answered = (announcement: string) =>
       summarizer.title(
