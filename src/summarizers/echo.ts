@@ -28,7 +28,7 @@ const CLAUSE_END = new RegExp(
   [
     '[!?;,(\\n]|\\.(?!\\d)|:(?!\\d)',
     '\\s[-–—]\\s',
-    '\\s(?:which|that|if|when|unless|because|so that|so|by|to ensure|to make sure|and then|then|following|based on|according to|while|before|after|using)\\s',
+    '\\s(?:which|that(?=\\s(?:\\w+s|will|can|could|should|would|must|may|might|is|are|was|were|has|have)\\b)|if|when|unless|because|so that|so|by|to ensure|to make sure|and then|then|following|based on|according to|while|before|after|using)\\s',
     '\\s(?:for|in|of)\\s(?:the|your|our)\\s[\\w-]+(?:\\s[\\w-]+)?\\s(?:project|repository|repo|codebase)\\b',
   ].join('|'),
   'i',
@@ -91,10 +91,17 @@ function compactWords(clause: string, max: number): Word[] {
   const raw = head.split(/\s+/).filter(Boolean);
   // A second imperative run on without `and` (`delete unwanted scripts keep the rest`) starts a
   // clause of its own: the head ends before it.
-  const runOn = raw.findIndex(
-    (w, i) =>
-      i >= 2 && !/^(and|or|to)$/i.test(raw[i - 1]!) && !FILLER.test(raw[i - 1]!) && isPlainVerb(w) && RUN_ON_NEXT.test(raw[i + 1] ?? ''),
-  );
+  // Not after a verb that takes a clause (`make the parser keep …`, `make sure handlers return …`).
+  const runOn = CAUSATIVE.test(raw[0] ?? '')
+    ? -1
+    : raw.findIndex(
+        (w, i) =>
+          i >= 2 &&
+          !/^(and|or|to)$/i.test(raw[i - 1]!) &&
+          !FILLER.test(raw[i - 1]!) &&
+          isPlainVerb(w) &&
+          RUN_ON_NEXT.test(raw[i + 1] ?? ''),
+      );
   if (runOn > 0) raw.length = runOn;
   // Whether a word opens a second task is read before the fillers go: `and release the notes`.
   const words: Word[] = [];
@@ -104,7 +111,7 @@ function compactWords(clause: string, max: number): Word[] {
   let out = fit(words, max);
   while (out.length > 0 && DANGLING.test(out[out.length - 1]!.text)) out = out.slice(0, -1);
   // A second task left without its object (`… and check`) says nothing.
-  if (out.length > 2 && out[out.length - 2]!.text === 'and' && out[out.length - 1]!.task) out = out.slice(0, -2);
+  if (out.length > 2 && CONJUNCTION.test(out[out.length - 2]!.text) && out[out.length - 1]!.task) out = out.slice(0, -2);
   return out;
 }
 
@@ -123,7 +130,9 @@ function opensTask(word: string, next: string | undefined): boolean {
 const RUN_ON_NEXT = /^(the|a|an|this|that|these|those|it|them|all|any|only|just|every|each|my|our|your)$/i;
 
 /** A verb that is never a noun as well (`keep`, `delete`, not `build` or `test`), in its base form. */
-const isPlainVerb = (word: string): boolean => IMPERATIVE.has(word) && !NOUN_TOO.has(word);
+const isPlainVerb = (word: string): boolean => IMPERATIVE.has(word.toLowerCase()) && !NOUN_TOO.has(word.toLowerCase());
+const CAUSATIVE = /^(make|let|have|help|get|ensure)$/i;
+const CONJUNCTION = /^(and|or)$/i;
 const NOUN_TOO = new Set(
   'release test document build set use run review check commit push pull merge setup update fix change start scan upload'.split(' '),
 );
@@ -137,7 +146,7 @@ const AFTER_VERB = /^(the|a|an|this|that|these|those|it|them|all|any|my|our|your
  */
 function fit(words: readonly Word[], max: number): Word[] {
   if (words.length <= max) return [...words];
-  const and = words.findIndex((w, i) => i >= 2 && w.text === 'and');
+  const and = words.findIndex((w, i) => i >= 2 && CONJUNCTION.test(w.text));
   if (and > 0 && words[and + 1]?.task) {
     const first = head(words.slice(0, and));
     const second = head(words.slice(and + 1));
@@ -147,8 +156,8 @@ function fit(words: readonly Word[], max: number): Word[] {
   const cut = words.slice(0, max);
   const opener = cut.findLastIndex((w, i) => i >= 3 && PHRASE_OPENER.test(w.text));
   if (opener > 0) return cut.slice(0, opener);
-  // `… and check` with what was to be checked cut off: the second half goes.
-  return cut.at(-2)?.text === 'and' ? cut.slice(0, -2) : cut;
+  // `… and check` with what was to be checked cut off: the second task goes (a second noun stays).
+  return CONJUNCTION.test(cut.at(-2)?.text ?? '') && cut.at(-1)!.task ? cut.slice(0, -2) : cut;
 }
 
 /** A verb or noun phrase without its trailing prepositional phrases: `re-run workflow for CI` → `re-run workflow`. */

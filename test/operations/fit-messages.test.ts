@@ -33,4 +33,21 @@ describe('fitMessages', () => {
     expect(fitted.messages.map((m) => m.id)).toEqual(['m1', 'm2']);
     expect(fitted.messages[1]!.text).toBe(messages[2]!.text);
   });
+
+  it('gives the answer to the first request what the latest messages leave unused', () => {
+    const messages = [message(0, 'USER', 100), message(1, 'ASSISTANT', 5_000), message(2, 'USER', 100), message(3, 'ASSISTANT', 100)];
+    const fitted = fitMessages(messages, 5_000);
+    expect(fitted.messages.map((m) => m.text.length)).toEqual([100, 4_700, 100, 100]);
+    expect(fitted.omitted).toBe(0);
+  });
+
+  it('counts as left out only what is missing between the kept parts, where the gap is marked', () => {
+    const fitted = fitMessages([message(0, 'SYSTEM', 30_000), ...chat(4, 100).map((m, i) => ({ ...m, id: `c${i}` }))], 1_000);
+    expect(fitted.messages.map((m) => m.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
+    expect(fitted.omitted).toBe(0);
+    const alone = fitMessages([message(0, 'SYSTEM', 3_000), message(1, 'ASSISTANT', 100), message(2, 'USER', 3_000)], 1_000);
+    // The first request is the last message: it gets the whole budget, and nothing is marked.
+    expect(alone.messages.map((m) => m.text.length)).toEqual([1_000]);
+    expect(alone.omitted).toBe(0);
+  });
 });

@@ -21,6 +21,14 @@ describe('compact and fileSubject', () => {
     expect(compact('implement Task 1.2: Core Project Management Commands', 7)).toBe('implement Core Project Management Commands');
     expect(compact('deploy the app for the DocGen CLI project', 7)).toBe('deploy app');
   });
+
+  it('ends the head at a relative clause or a run-on imperative, and only there', () => {
+    expect(compact('write a rule that prevents the agent from running two commands', 7)).toBe('write rule');
+    expect(compact('fix that bug in the parser', 7)).toBe('fix bug in parser');
+    expect(compact('delete unwanted scripts Keep only the important ones', 6)).toBe('delete unwanted scripts');
+    expect(compact('make the parser keep the whitespace', 7)).toBe('make parser keep whitespace');
+    expect(compact('update the docs and changelog files for the release', 4)).toBe('update docs and changelog');
+  });
 });
 
 describe('titles of coding-assistant chats', () => {
