@@ -135,6 +135,11 @@ export function hasGreeting(text: string): boolean {
 const OPENERS = new Set([
   'so',
   'well',
+  'look',
+  'listen',
+  'mmm',
+  'um',
+  'uh',
   'ok',
   'okay',
   'alright',
@@ -183,12 +188,14 @@ const OPENERS = new Set([
 
 /**
  * Drops openers that do not belong in a title or a reported sentence: `Hi,`, `So`, `Ok so`,
- * `Quick question:`, `Hey Claude,`, and `please` anywhere. Answers how many tokens were dropped
- * at the start along with the rest; `yes`/`no` openers are reported through `answer`.
+ * `Quick question:`, `Hey Claude,`, `Look,`, and `please` anywhere. `yes`/`no` openers are reported
+ * through `answer`, and a name the sentence is addressed to (`Mrs. Wang, would you …`) through
+ * `addressed`.
  */
-export function stripOpeners(tokens: readonly Token[]): { tokens: Token[]; answer?: 'yes' | 'no' } {
+export function stripOpeners(tokens: readonly Token[]): { tokens: Token[]; answer?: 'yes' | 'no'; addressed?: string } {
   let start = 0;
   let answer: 'yes' | 'no' | undefined;
+  let addressed: string | undefined;
   for (;;) {
     const t = tokens[start];
     if (!t) break;
@@ -205,7 +212,7 @@ export function stripOpeners(tokens: readonly Token[]): { tokens: Token[]; answe
       // These open a sentence only before a comma or colon (`Now, …`, `Update: …`, `Quick question:`).
       const next = tokens[start + 1];
       const punctuated = /^[,:]$/.test(next?.text ?? '') || (t.lower === 'quick' && next?.lower === 'question');
-      if (/^(now|then|first|second|right|plus|update|edit|question|quick)$/.test(t.lower) && !punctuated) break;
+      if (/^(now|then|first|second|right|plus|update|edit|question|quick|look|listen)$/.test(t.lower) && !punctuated) break;
       start += 1;
       // A greeting may carry a name: `Hey Claude,` — skip up to the comma if it is close.
       if (GREETING.test(t.lower)) {
@@ -215,10 +222,44 @@ export function stripOpeners(tokens: readonly Token[]): { tokens: Token[]; answe
       while (tokens[start] && /^[,:;!.-]$/.test(tokens[start]!.text)) start += 1;
       continue;
     }
+    // A name the sentence is addressed to: `Mrs. Wang, would you …`, `George, there is …`.
+    const vocative = leadingVocative(tokens, start);
+    if (vocative > 0) {
+      addressed ??= joinName(tokens.slice(start, start + vocative - 1));
+      start += vocative;
+      continue;
+    }
     break;
   }
   const rest = tokens.slice(start).filter((t) => t.lower !== 'please');
   const first = rest[0];
   if (first) rest[0] = { ...first, space: false };
-  return answer ? { tokens: rest, answer } : { tokens: rest };
+  return { tokens: rest, ...(answer ? { answer } : {}), ...(addressed ? { addressed } : {}) };
+}
+
+/** `Mrs` `.` `Wang` → `Mrs. Wang`. */
+const joinName = (name: readonly Token[]): string =>
+  name
+    .map((t) => t.text)
+    .join(' ')
+    .replace(/ \./g, '.');
+
+const HONORIFIC = /^(mr|mrs|ms|miss|dr|sir|madam)\.?$/;
+
+/**
+ * How many tokens a form of address takes at `start` (the name and its comma), or 0: one to three
+ * capitalized words, a name or led by an honorific, then a comma and the start of a clause.
+ */
+function leadingVocative(tokens: readonly Token[], start: number): number {
+  for (let end = start + 1; end <= start + 3 && end < tokens.length; end++) {
+    if (tokens[end]!.text !== ',') continue;
+    const name = tokens.slice(start, end).filter((t) => t.text !== '.');
+    const next = tokens[end + 1];
+    const addressed =
+      name.length > 0 &&
+      name.every((t) => /^[A-Z]/.test(t.text)) &&
+      (HONORIFIC.test(name[0]!.lower) || name.every((t) => t.pos === 'PROPN'));
+    return addressed && next && /^(AUX|VERB|PRON)$/.test(next.pos) ? end + 1 - start : 0;
+  }
+  return 0;
 }

@@ -15,7 +15,13 @@ import { joinTokens, retext, type Token, word } from './tokens.js';
  * `The cache is stale because…` → `explained that the cache is stale because…`. Pronouns move to
  * the third person (`my` → `their`). `replacement` stands in for the first referring pronoun.
  */
-export function reportPredicate(p: Prepared, role: Role, names: Referents, replacement?: readonly Token[]): string {
+export function reportPredicate(p: Prepared, role: Role, speakers: Referents, replacement?: readonly Token[]): string {
+  // A sentence addressed by name (`Mrs. Wang, would you …`) is reported as said to that person.
+  const names = !p.addressed
+    ? speakers
+    : role === 'ASSISTANT'
+      ? { ...speakers, user: p.addressed }
+      : { ...speakers, assistant: p.addressed, assistantIsPerson: true };
   const shift = (tokens: readonly Token[]): Token[] => shiftPronouns(tokens, role, names);
   const clause = (tokens: readonly Token[], verb = false): string => text(lowerFirst(shift(tokens), verb));
   const addressee = role === 'ASSISTANT' ? names.user : role === 'UNKNOWN' ? 'others' : names.assistant;
@@ -224,7 +230,8 @@ function statement(p: Prepared, role: Role, names: Referents, shift: (t: readonl
   }
   if (p.answer === 'yes') return `confirmed that ${body}`;
   if (tokens.some((t) => PROBLEM_WORDS.has(t.lower))) return `reported ${that}${body}`;
-  return `said ${that}${body}`;
+  // Said to someone by name: `George, there is the Great Wall.` → `told George that there is …`.
+  return p.addressed ? `told ${p.addressed} that ${body}` : `said ${that}${body}`;
 }
 
 /**

@@ -12,14 +12,16 @@ export interface Prepared {
   readonly shape: Shape;
   /** Set when the sentence opened with `Yes,` or `No,` (an answer to a question). */
   readonly answer?: 'yes' | 'no';
+  /** The name the sentence is addressed to (`Mrs. Wang, would you …`): who `you` is. */
+  readonly addressed?: string;
 }
 
 /** Prepares a sentence for rewriting. */
 export function prepare(sentence: Sentence): Prepared {
-  const { tokens, answer } = stripOpeners(sentence.tokens);
+  const { tokens, answer, addressed } = stripOpeners(sentence.tokens);
   const trimmed = trimEnd(dropVocative(trimEnd(tokens)));
   const shape = parseShape(trimmed, sentence.question);
-  return answer ? { sentence, tokens: trimmed, shape, answer } : { sentence, tokens: trimmed, shape };
+  return { sentence, tokens: trimmed, shape, ...(answer ? { answer } : {}), ...(addressed ? { addressed } : {}) };
 }
 
 const HONORIFIC = /^(mr|mrs|ms|miss|dr|doctor|sir|madam|ma'am|professor|prof)\.?$/;

@@ -461,4 +461,16 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
       /^A participant said .*\. Another participant said that ten in the morning clashes/,
     );
   });
+
+  it('reports a sentence addressed by name as said to that person, with no stray vocative or interjection', async () => {
+    const asked = chat(
+      ['USER', 'Mrs. Wang, would you give me an idea of the price you regard as workable?'],
+      ['ASSISTANT', 'As I said before, your price is so high that we find it difficult to make a bid.'],
+    );
+    expect(await summarizer.summarize(asked)).toMatch(
+      /^The user asked Mrs\. Wang to give them an idea of the price Mrs\. Wang regards as workable\./,
+    );
+    const told = chat(['USER', 'Look, George, there is the Great Wall.'], ['ASSISTANT', 'It is a major symbol of China.']);
+    expect(await summarizer.summarize(told)).toMatch(/^The user told George that there is the Great Wall\./);
+  });
 });
