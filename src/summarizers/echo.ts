@@ -122,6 +122,8 @@ function compactWords(clause: string, max: number): Word[] {
  */
 function opensTask(word: string, next: string | undefined): boolean {
   if (/^re-[a-z]+$/i.test(word)) return true;
+  // `update/add`: every part a task verb.
+  if (word.includes('/')) return word.split('/').every((part) => IMPERATIVE.has(part.toLowerCase()));
   const lower = word.toLowerCase();
   if (!IMPERATIVE.has(lower)) return false;
   return !NOUN_TOO.has(lower) || next === undefined || AFTER_VERB.test(next);
@@ -187,7 +189,9 @@ export function announcedActivity(conversation: Conversation): string | undefine
  * Y` → `installing X and re-running Y`, so that both halves read alike.
  */
 function asActivity(words: readonly Word[]): string {
-  return words.map((w, i) => (i === 0 ? gerund(w.text.toLowerCase()) : w.task ? gerund(w.text) : w.text)).join(' ');
+  // `update/add` → `updating/adding`.
+  const asGerund = (verb: string) => verb.split('/').map(gerund).join('/');
+  return words.map((w, i) => (i === 0 ? asGerund(w.text.toLowerCase()) : w.task ? asGerund(w.text) : w.text)).join(' ');
 }
 
 function announced(conversation: Conversation, max: number): string | undefined {

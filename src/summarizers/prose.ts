@@ -67,6 +67,7 @@ function inline(line: string): string {
       .replace(/(^|\s)i(?=\s|$|[,.!?'])/g, '$1I') // Chat often has a lower-case `i`.
       // `Next.js` and `console.log` would end a sentence at the dot; `readSentences` restores it.
       .replace(/([\p{L}\d_]{2,})\.(?=[\p{L}_]{2,})/gu, `$1${DOT}`)
+      .replace(/(\d)\.(?=\d)/g, `$1${DOT}`) // `v1.0.0`, `3.5`: not the end of a sentence
       .replace(/(^|[\s(@/])\.(?=[\p{L}_]{2,})/gu, `$1${DOT}`) // `.dockerignore`, `.env`
       .replace(/([\p{L}\d_)\]])\?\.(?=[\p{L}_[(])/gu, `$1${QUESTION_DOT}`), // `user?.name`
   );

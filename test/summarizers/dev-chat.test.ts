@@ -46,6 +46,14 @@ describe('titles of coding-assistant chats', () => {
     expect(await summarizer.title(messages)).toBe('Deleting unwanted scripts');
   });
 
+  it('keeps a version number inside its sentence', async () => {
+    const messages = chat(
+      ['USER', 'Tags: Need to push the v1.0.0 tag to GitHub.'],
+      ['ASSISTANT', long('The tag push failed with a 403.', 'The token lacks the scope that pushing tags needs, so the push was refused.')],
+    );
+    expect(await summarizer.summarize(messages)).toContain('v1.0.0 tag to GitHub');
+  });
+
   it('reads both verbs of an either-or request as activities, and a dotfile mention as part of its sentence', async () => {
     const either = chat(
       ['USER', '@specs/ update or add any file here if it will help the workflow'],
@@ -72,6 +80,7 @@ describe('titles of coding-assistant chats', () => {
     );
     expect(await answered("I'll update the docs and release notes.")).toBe('Updating docs and release notes');
     expect(await answered("I'll update the docs and release the notes.")).toBe('Updating docs and releasing notes');
+    expect(await answered("I'll review the workflow and update/add files.")).toBe('Reviewing workflow and updating/adding files');
   });
 
   it('takes the topic from the answer when the request is vague', async () => {
