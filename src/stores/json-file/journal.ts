@@ -172,8 +172,7 @@ export class JournalWriter {
           first.done.reject(error);
           // The current file could not be put back as it was: nothing more may be written to it.
           if (this.#failure) {
-            this.onFailure?.(error);
-            for (const item of this.#pending.splice(0)) item.done.reject(this.#failure);
+            this.#failPending(error);
             this.#running = undefined;
             return;
           }
@@ -190,19 +189,31 @@ export class JournalWriter {
         for (const item of batch) item.done.resolve();
       } catch (error) {
         // A failed write may have left part of a line: cut it, so later lines follow whole ones.
-        const repaired = await this.#handle.truncate(this.bytes).then(
-          () => true,
-          () => false,
-        );
-        if (!repaired) this.#failure = error;
-        this.onFailure?.(error);
-        for (const item of [...batch, ...this.#pending.splice(0)]) item.done.reject(error);
+        const repaired = await this.#cutBack(error);
+        this.#failPending(error, batch);
         if (!repaired) {
           this.#running = undefined;
           return;
         }
       }
     }
+  }
+
+  /** Cuts the file back to its whole lines; if that fails, the writer stops for good, for `cause`. */
+  async #cutBack(cause: unknown): Promise<boolean> {
+    try {
+      await this.#handle.truncate(this.bytes);
+      return true;
+    } catch {
+      this.#failure = cause;
+      return false;
+    }
+  }
+
+  /** Tells `onFailure`, then rejects `items` and every append still waiting. */
+  #failPending(error: unknown, items: readonly Pending[] = []): void {
+    this.onFailure?.(error);
+    for (const item of [...items, ...this.#pending.splice(0)]) item.done.reject(error);
   }
 
   /**
@@ -223,14 +234,7 @@ export class JournalWriter {
       // The trailer is cut before the file it names goes, so a crash between the two leaves no
       // name pointing nowhere. If it cannot be cut, the file stays (empty, named) and the writer
       // stops for good: nothing may follow a trailer.
-      const cut = await this.#handle.truncate(this.bytes).then(
-        () => true,
-        (failure: unknown) => {
-          this.#failure = failure;
-          return false;
-        },
-      );
-      if (cut) await unlink(file).catch(() => undefined);
+      if (await this.#cutBack(error)) await unlink(file).catch(() => undefined);
       throw error;
     }
     await this.#handle.close().catch(() => undefined);
