@@ -14,30 +14,19 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { createService, type Service } from '../src/index.js';
 import { cacheFolderOf } from '../src/models/cache-folder.js';
 import type { ModelRuntime } from '../src/ports.js';
 import { createLlamaCppRuntime } from '../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../src/runtimes/openai-compatible.js';
+import { rssMiB } from '../test/helpers/memory.js';
 import { startOpenAiServer } from '../test/helpers/openai-server.js';
 import { type TinyGgufOptions, writeTinyGguf } from '../test/helpers/tiny-gguf.js';
+import { percentile } from './stats.js';
 
 const RENAMES = Number(process.env.BENCH_RENAMES ?? 40);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-/** Resident memory in MiB after a full collection, so JS garbage is not counted. */
-function rssMiB(): number {
-  gc();
-  gc();
-  return process.memoryUsage().rss / 2 ** 20;
-}
-
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const mib = (value: number) => `${value.toFixed(1)} MiB`;
 
@@ -51,7 +40,7 @@ async function renameLatencies(service: Service, conversation: string, warnings:
     await service.renameConversation(conversation);
     latencies.push(performance.now() - started);
   }
-  return { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), fallbacks: warnings.length };
+  return { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), fallbacks: warnings.length };
 }
 
 async function conversationOn(service: Service, model: string) {

@@ -1,6 +1,13 @@
+/** The mean of `values`; 0 when there are none. */
+export const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+
+/** The `q` quantile of `values` (nearest rank, 0 ≤ q ≤ 1); NaN when there are none. */
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
 /** p50 and p99 of latencies in milliseconds. */
 export function latencySummary(latencies: number[]): { p50: number; p99: number } {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { p50: at(0.5), p99: at(0.99) };
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }

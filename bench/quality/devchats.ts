@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { MessageRole } from '../../src/records.js';
+import { mean, percentile } from '../stats.js';
 import { rouge, tokenize } from './rouge.js';
 
 export interface DevChat {
@@ -101,12 +102,6 @@ export interface DevChatFigures {
   readonly titleWords: number;
   readonly summaryWords: number;
 }
-
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-const percentile = (xs: readonly number[], q: number): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-};
 
 const MARKED = /[\p{Extended_Pictographic}\u2610-\u2612\u2713-\u2718]|\[[ xX-]\]/u;
 

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { createService, isServiceError, type Summarizer } from '../../src/index.js';
 import type { MessageRole } from '../../src/records.js';
+import { mean, percentile } from '../stats.js';
 import { type RougeScores, rouge } from './rouge.js';
 
 export interface Case {
@@ -95,13 +96,6 @@ async function orEmpty(call: () => Promise<string>): Promise<string> {
     if (isServiceError(error) && error.code === 'UNPROCESSABLE') return '';
     throw error;
   }
-}
-
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-
-function percentile(xs: readonly number[], q: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;

@@ -1,3 +1,4 @@
+import { HONORIFIC } from './lexicon.js';
 import type { Token } from './tokens.js';
 
 /**
@@ -243,8 +244,6 @@ const joinName = (name: readonly Token[]): string =>
     .map((t) => t.text)
     .join(' ')
     .replace(/ \./g, '.');
-
-const HONORIFIC = /^(mr|mrs|ms|miss|dr|sir|madam)\.?$/;
 
 /**
  * How many tokens a form of address takes at `start` (the name and its comma), or 0: one to three

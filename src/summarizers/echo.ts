@@ -199,8 +199,7 @@ function announced(conversation: Conversation, max: number): string | undefined 
   if (firstUser < 0) return undefined;
   const answer = conversation.messages[firstUser + 1];
   if (!answer || answer.role !== 'ASSISTANT') return undefined;
-  const first = answer.prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
-  const match = ANNOUNCE.exec(first);
+  const match = ANNOUNCE.exec(firstLine(answer.prose));
   if (!match) return undefined;
   const clause = match[1]!;
   const noun = WITH.exec(clause);
@@ -209,6 +208,18 @@ function announced(conversation: Conversation, max: number): string | undefined 
   if (words.length === 0) return undefined;
   const title = noun ? words.map((w) => w.text).join(' ') : asActivity(words);
   return title[0]!.toUpperCase() + title.slice(1);
+}
+
+/** The first line or sentence of `prose`. */
+const firstLine = (prose: string): string => prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
+
+/**
+ * The first line of the first request, without the files mentioned before it (`@.rules fix
+ * rules`: what it is about, not its words); undefined when no user message has prose.
+ */
+function firstRequestLine(conversation: Conversation): string | undefined {
+  const request = conversation.messages.find((m) => m.role === 'USER' && m.prose !== '');
+  return request && firstLine(request.prose.replaceAll(DOT, '.').replace(/^(?:\s*@[\w./-]+)+\s*/, ''));
 }
 
 // Politeness and framing before the request proper: `can you please`, `help me`, `I want to`.
@@ -231,10 +242,8 @@ const IMPERATIVE = new Set(
  * other kinds of request, or when too little is left.
  */
 export function requestTitle(conversation: Conversation, max: number): string | undefined {
-  const firstUser = conversation.messages.findIndex((m) => m.role === 'USER' && m.prose !== '');
-  if (firstUser < 0) return undefined;
-  const prose = conversation.messages[firstUser]!.prose.replaceAll(DOT, '.').replace(/^(?:\s*@[\w./-]+)+\s*/, '');
-  const first = prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
+  const first = firstRequestLine(conversation);
+  if (first === undefined) return undefined;
   const words = compactWords(first.replace(LEAD_IN, '').replace(/^(tell|show|give) me\s+/i, '$1 '), Math.min(6, max));
   // Questions and reports (`what is …`, `I am seeing this error`) are left to the sentence-level titler.
   if (words.length < 2 || !IMPERATIVE.has(words[0]!.text.toLowerCase())) return undefined;
@@ -244,11 +253,8 @@ export function requestTitle(conversation: Conversation, max: number): string | 
 
 /** The first request's opening words, compacted and capitalized, when at least three are left. */
 export function requestOpening(conversation: Conversation, max: number): string | undefined {
-  const request = conversation.messages.find((m) => m.role === 'USER' && m.prose !== '');
-  if (!request) return undefined;
-  // Files mentioned before the request (`@.rules fix rules`) are what it is about, not its words.
-  const prose = request.prose.replaceAll(DOT, '.').replace(/^(?:\s*@[\w./-]+)+\s*/, '');
-  const first = prose.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)[0]?.trim() ?? '';
+  const first = firstRequestLine(conversation);
+  if (first === undefined) return undefined;
   const text = compact(first.replace(LEAD_IN, ''), max);
   // `I am getting ECONNREFUSED …` is a report in the first person, not a title.
   if (text.split(' ').length < 3 || /\b(?:I|me|we|us|you)\b/i.test(text)) return undefined;

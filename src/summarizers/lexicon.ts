@@ -213,3 +213,6 @@ export const VAGUE_TERMS = new Set([
   'just',
   'on',
 ]);
+
+/** Titles before a name, the mark of a form of address (`Mrs. Wang, …`, `…, Dr. Lee?`). */
+export const HONORIFIC = /^(mr|mrs|ms|miss|dr|doctor|sir|madam|ma'am|professor|prof)\.?$/;

@@ -1,7 +1,7 @@
 import { parseShape, type Shape } from './clause.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { stripOpeners } from './courtesy.js';
-import { PROBLEM_WORDS, VAGUE_TERMS } from './lexicon.js';
+import { HONORIFIC, PROBLEM_WORDS, VAGUE_TERMS } from './lexicon.js';
 import { trimEnd } from './phrase.js';
 import type { Token } from './tokens.js';
 
@@ -24,7 +24,6 @@ export function prepare(sentence: Sentence): Prepared {
   return { sentence, tokens: trimmed, shape, ...(answer ? { answer } : {}), ...(addressed ? { addressed } : {}) };
 }
 
-const HONORIFIC = /^(mr|mrs|ms|miss|dr|doctor|sir|madam|ma'am|professor|prof)\.?$/;
 const ADDRESS = /^(sir|madam|man|buddy|mate|guys|everyone|folks|doctor|dear|bro)$/;
 
 /** Drops a trailing form of address: `Do you smoke, Mr. Smith?` → `Do you smoke`. */

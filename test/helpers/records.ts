@@ -1,4 +1,4 @@
-import type { ConversationRecord } from '../../src/index.js';
+import type { ConversationRecord, MessageRecord } from '../../src/index.js';
 
 /** A minimal valid conversation record for storage tests. */
 export function conversationRecord(id: string, name = `Conversation ${id}`): ConversationRecord {
@@ -18,4 +18,10 @@ export function conversationRecord(id: string, name = `Conversation ${id}`): Con
     groundingMessages: [],
     groundingRanges: [],
   };
+}
+
+/** A minimal valid message record of `conversation`, for storage tests. */
+export function messageRecord(id: string, conversation: string): MessageRecord {
+  const now = { value: '2026-01-01T00:00:00.000Z' };
+  return { id, conversation, role: 'USER', created: now, updated: now, groundedConversations: [] };
 }

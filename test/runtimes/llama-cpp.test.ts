@@ -7,8 +7,6 @@
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createService } from '../../src/index.js';
 import { cacheFolderOf } from '../../src/models/cache-folder.js';
@@ -16,6 +14,7 @@ import type { ChatMessage, ModelRuntime } from '../../src/ports.js';
 import type { ModelRecord } from '../../src/records.js';
 import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/runtimes/llama-cpp.js';
 import { createModelPool } from '../../src/runtimes/model-pool.js';
+import { rssMiB } from '../helpers/memory.js';
 import { said, seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { type TinyGgufOptions, writeTinyGguf } from '../helpers/tiny-gguf.js';
@@ -73,15 +72,6 @@ const chatOptions = (maxTokens = 8) => ({ maxTokens, signal: AbortSignal.timeout
 // The longest text one token of the generated vocabulary decodes to (`▁assistant`).
 const LONGEST_TOKEN_CHARS = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-/** Resident memory in MiB, after a full garbage collection so that JS garbage is not counted. */
-function rssMiB(): number {
-  gc();
-  gc();
-  return process.memoryUsage().rss / 2 ** 20;
-}
 
 describe('without a model running', () => {
   it('offers no models of its own and accepts only a model whose folder holds a complete .gguf', async () => {

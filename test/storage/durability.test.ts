@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, createService, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
-import { conversationRecord } from '../helpers/records.js';
+import { conversationRecord, messageRecord } from '../helpers/records.js';
 import { said, seeds, steppingClock } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -178,14 +178,7 @@ describe('JSON-file repository: journal and snapshot', () => {
   it('migrates a version 2 file: messages no longer carry the summaries that cover them', async () => {
     const file = freshFile();
     await createJsonFileRepository({ file }).then((r) => r.close());
-    const message = {
-      id: 'm1',
-      conversation: 'c1',
-      role: 'USER',
-      created: { value: '2026-01-01T00:00:00.000Z' },
-      updated: { value: '2026-01-01T00:00:00.000Z' },
-      groundedConversations: [],
-    };
+    const message = messageRecord('m1', 'c1');
     const empty = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []]));
     await writeFile(file, JSON.stringify({ ...empty, version: 2, journalSeq: 0, messages: [{ ...message, annotations: ['a1'] }] }));
     const repository = await createJsonFileRepository({ file });

@@ -3,11 +3,11 @@
  * and changes nothing, rather than failing later reads; records from an older release are
  * migrated wherever they are read from, the journal included.
  */
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
-import { conversationRecord } from '../helpers/records.js';
+import { conversationRecord, messageRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** A closed store holding conversations `ids`; answers its snapshot's path. */
@@ -53,14 +53,7 @@ describe('records checked when a store opens', () => {
 
   it('migrates records of an older release replayed from the journal', async () => {
     const file = await storeWith();
-    const message = {
-      id: 'm1',
-      conversation: 'c1',
-      role: 'USER',
-      created: { value: '2026-01-01T00:00:00.000Z' },
-      updated: { value: '2026-01-01T00:00:00.000Z' },
-      groundedConversations: [],
-    };
+    const message = messageRecord('m1', 'c1');
     // An entry written by version 2, which kept summaries on messages too.
     await writeFile(
       `${file}.journal-000007`,
