@@ -5,7 +5,7 @@ import { writeSummary } from './summary.js';
 import { writeTitle } from './title.js';
 
 /** Version of the extraction rules; bump it when titles or summaries change for the same input. */
-export const EXTRACTIVE_SUMMARIZER_VERSION = '1.3.0';
+export const EXTRACTIVE_SUMMARIZER_VERSION = '1.4.0';
 
 /** Options of {@link createExtractiveSummarizer}. Every option has a sensible default. */
 export interface ExtractiveSummarizerOptions {

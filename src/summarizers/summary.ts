@@ -41,7 +41,7 @@ const MERGE_LIMIT = 160;
 /**
  * An observer's summary: the user's request ("The user asked how to …"), the first answer, then
  * the most central other sentences, in conversation order, each reported with its speaker ("The
- * assistant suggested …", "The user then asked …"), and a last question nobody has answered yet,
+ * assistant suggested …", "The user then asked …"; two of one speaker in a row share a sentence), and a last question nobody has answered yet,
  * reported as open. Shared code is mentioned by language, never quoted. '' when no message has
  * prose or code.
  */
@@ -172,10 +172,23 @@ function render(
   const described = new Set<number>();
   let length = 0;
   let previous: Item | undefined;
+  // The last sentence may take one more predicate of its speaker (`asked X and how Y`), once.
+  let joinable: string | undefined;
   const push = (item: Item, predicate: string): boolean => {
+    const sameRole = previous?.role === item.role;
+    if (sameRole && joinable && out.length > 0 && canJoin(predicate)) {
+      const last = out[out.length - 1]!;
+      const joined = `${last.replace(/[.!?]$/, '')}${joinWith(joinable, predicate)}.`;
+      if (joined.length <= MAX_JOINED && length - last.length + joined.length <= options.maxLength) {
+        out[out.length - 1] = joined;
+        length += joined.length - last.length;
+        previous = item;
+        joinable = undefined;
+        return true;
+      }
+    }
     if (out.length >= options.maxSentences) return false;
     let speaker = options.speakers[item.role];
-    const sameRole = previous?.role === item.role;
     let connector = sameRole ? ' also' : item.role !== 'ASSISTANT' && previous?.role === 'ASSISTANT' ? ' then' : '';
     // Messages of unknown role may come from different people: "Another participant", not "also".
     if (item.role === 'UNKNOWN' && sameRole && previous!.message !== item.message && speaker === 'A participant') {
@@ -192,6 +205,7 @@ function render(
     out.push(sentence);
     length += sentence.length + (out.length > 1 ? 1 : 0);
     previous = item;
+    joinable = canJoin(predicate) && item.role !== 'UNKNOWN' ? predicate : undefined;
     return true;
   };
 
@@ -220,6 +234,33 @@ function render(
     if (note) push({ ...item, order: item.order + 0.5 }, note);
   }
   return out.join(' ');
+}
+
+// Two predicates of one speaker are joined (`asked X and how Y`) while the sentence stays this short.
+const MAX_JOINED = 240;
+// Predicates that can be joined: reported speech (`asked …`, `explained that …`), not a quote (`wrote: …`).
+const JOINABLE =
+  /^(?:asked|explained|said|suggested|confirmed|told|recommended|mentioned|agreed|added|noted|described|wanted|thanked|invited|offered|warned|replied|answered|pointed|insisted|complained|admitted|proposed|reported|shared)\b/;
+// What may follow a repeated verb, which then goes (`explained that X and that Y`).
+const CLAUSE_START = /^(?:that|whether|if|how|what|why|when|where|who|which)\b/;
+
+/**
+ * A predicate that can be joined to or joined onto: reported speech with no quote, no open-question
+ * mark (`; that question is still open`) and no code note already (`…, and shared …`), so that a
+ * sentence never chains three `and`s.
+ */
+function canJoin(predicate: string): boolean {
+  return JOINABLE.test(predicate) && !/[;:]|\band shared\b/.test(predicate);
+}
+
+/**
+ * ` and <second>`, without the second's verb when it repeats the first's (`explained that X and
+ * that Y`), and after a comma when the first has an `and` of its own (`said X and Y, and asked Z`).
+ */
+function joinWith(first: string, second: string): string {
+  const [verb, ...rest] = second.split(' ');
+  const repeated = first.split(' ', 1)[0] === verb && CLAUSE_START.test(rest.join(' '));
+  return `${/\band\b/.test(first) ? ',' : ''} and ${repeated ? rest.join(' ') : second}`;
 }
 
 function predicateOf(item: Item, conversation: Conversation, request: Request | undefined, names: Referents, withCode: boolean): string {

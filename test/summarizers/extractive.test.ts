@@ -462,6 +462,24 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
     );
   });
 
+  it('joins two things one speaker said into one sentence instead of repeating the speaker', async () => {
+    const trains = chat(
+      ['USER', 'Could you tell me the times of trains to London? And how much is a return ticket?'],
+      ['ASSISTANT', 'There is a saver return which is 9 pounds if you travel after six.'],
+    );
+    const summary = await summarizer.summarize(trains);
+    expect(summary).toMatch(/^The user asked the assistant to tell them the times of trains to London and how much a return ticket is\. /);
+    expect(summary).not.toMatch(/The user also/);
+    // A first clause with an `and` of its own is closed by a comma before the next one.
+    const image = chat(
+      ['USER', 'My Node.js Docker image and its cache are 1.2 GB. How do I make it smaller?'],
+      ['ASSISTANT', 'Add a .dockerignore with node_modules and .git, so the build context does not copy them.'],
+    );
+    expect(await summarizer.summarize(image)).toMatch(
+      /^The user said that their Node\.js Docker image and its cache are 1\.2 GB, and asked how to make it smaller\./,
+    );
+  });
+
   it('reports a sentence addressed by name as said to that person, with no stray vocative or interjection', async () => {
     const asked = chat(
       ['USER', 'Mrs. Wang, would you give me an idea of the price you regard as workable?'],
