@@ -18,7 +18,7 @@ export const NARRATION: Rule = {
   name: 'narration',
   purpose: "the assistant's narration of its own work",
   pattern:
-    /^(?:(?:let me|let us|now let|now I|I will|I am going to|I need to|I can see|I found|I have|I'?ve|perfect|great|excellent|here is|here are|read file|looking at|based on|okay|ok|sure)\b|(?:first|next|then|now|good|yes|no)[,!.:])/i,
+    /^(?:(?:let me|let us|now let|now I|(?:now )?proceeding with|I will|I am going to|I need to|I can see|I found|I have|I'?ve|perfect|great|excellent|here is|here are|read file|looking at|based on|okay|ok|sure)\b|(?:first|next|then|now|good|yes|no)[,!.:])/i,
   examples: {
     matches: [
       'Let me check the file.',
@@ -26,6 +26,7 @@ export const NARRATION: Rule = {
       'Read file: src/index.ts',
       'Perfect! The build is green.',
       'Now, the tests.',
+      'Now proceeding with Option C - creating all pages.',
     ],
     passes: ['The build now passes on CI.', 'The cause was a missing await.', 'No tests were failing after the change was merged.'],
   },

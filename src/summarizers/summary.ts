@@ -52,9 +52,12 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
     assistantIsPerson: !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
   };
   // Chats with a coding assistant get a note of request, outcome and what is open; a well-formed
-  // how-to question (`How do I retry …?`) is still reported as asked.
+  // how-to question (`How do I retry …?`) answered in a few plain sentences is still reported as
+  // asked and answered. A long answer (plans, headings, narration) is not reported sentence by
+  // sentence: its lines come out garbled in reported speech.
   const asked = pickRequest(conversation);
-  if (!names.assistantIsPerson && isAssistantChat(conversation) && asked?.prepared.shape.kind !== 'howTo') {
+  const reportedHowTo = asked?.prepared.shape.kind === 'howTo' && answerWords(conversation, asked) < LONG_ANSWER_WORDS;
+  if (!names.assistantIsPerson && isAssistantChat(conversation) && !reportedHowTo) {
     const title = writeTitle(conversation, { maxWords: 8 });
     const note = writeChatNote(conversation, title, options.speakers, options);
     if (note) return note;
@@ -87,6 +90,15 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
 
   if (items.length === 0) return smallTalk(conversation, options.speakers, names);
   return render(items, conversation, request, names, options);
+}
+
+// An answer this long (in words of prose) is a plan or a report, not a few sentences to retell.
+const LONG_ANSWER_WORDS = 200;
+
+/** Words of prose in the first answer after the request. */
+function answerWords(conversation: Conversation, request: Request): number {
+  const answer = conversation.messages.find((m) => m.role === 'ASSISTANT' && m.index > request.message.index);
+  return answer?.sentences.reduce((sum, s) => sum + s.words, 0) ?? 0;
 }
 
 /** The first answer's first content sentence, then the best-scored others, without repeats. */

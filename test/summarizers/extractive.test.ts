@@ -480,6 +480,25 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
     );
   });
 
+  it('does not retell a long plan-like answer to a how-to question sentence by sentence', async () => {
+    const steps = Array.from(
+      { length: 12 },
+      (_, i) => `**Step ${i + 1}** - Create the page for section ${i + 1} with its own layout, links and sample content.`,
+    ).join('\n\n');
+    const plan = chat(
+      ['USER', 'How can I implement this with Astro?'],
+      [
+        'ASSISTANT',
+        `I'll analyze your current Astro project structure and create a plan for the documentation website.\n\n${steps}\n\n` +
+          '**Would you like me to:**\n\n**Option B** - Create sample content first so you can see the full flow?\n\n' +
+          'The site structure is ready for the listing pages and the detail pages of every device.',
+      ],
+    );
+    const summary = await summarizer.summarize(plan);
+    expect(summary).not.toMatch(/asked whether Option B|explained that \*|explained that Step/);
+    expect(summary).toMatch(/^The user (asked for help with|asked: “How can I implement this with Astro)/);
+  });
+
   it('reports a sentence addressed by name as said to that person, with no stray vocative or interjection', async () => {
     const asked = chat(
       ['USER', 'Mrs. Wang, would you give me an idea of the price you regard as workable?'],
