@@ -80,7 +80,8 @@ export function compact(clause: string, max: number): string {
     .join(' ');
 }
 
-function compactWords(clause: string, max: number): Word[] {
+/** The clause's head as words, fillers out unless `articles` (then `your`/`my`/`our` read `the`). */
+function compactWords(clause: string, max: number, articles = false): Word[] {
   const plain = clause
     .replaceAll(DOT, '.')
     .replaceAll(QUESTION_DOT, '?.')
@@ -106,7 +107,9 @@ function compactWords(clause: string, max: number): Word[] {
   // Whether a word opens a second task is read before the fillers go: `and release the notes`.
   const words: Word[] = [];
   raw.forEach((text, i) => {
-    if (!FILLER.test(text)) words.push({ text, task: /^(and|or)$/i.test(raw[i - 1] ?? '') && opensTask(text, raw[i + 1]) });
+    const task = /^(and|or)$/i.test(raw[i - 1] ?? '') && opensTask(text, raw[i + 1]);
+    if (articles) words.push({ text: /^(your|my|our)$/i.test(text) ? 'the' : text, task });
+    else if (!FILLER.test(text)) words.push({ text, task });
   });
   let out = fit(words, max);
   while (out.length > 0 && DANGLING.test(out[out.length - 1]!.text)) out = out.slice(0, -1);
@@ -181,7 +184,8 @@ export function announcedTitle(conversation: Conversation, max: number): string 
  * browser automation and re-running complete integration workflow`.
  */
 export function announcedActivity(conversation: Conversation): string | undefined {
-  return announced(conversation, 14);
+  // Inside a sentence the articles stay (`adding this favicon to the project`): a title drops them.
+  return announced(conversation, 18, true);
 }
 
 /**
@@ -194,7 +198,7 @@ function asActivity(words: readonly Word[]): string {
   return words.map((w, i) => (i === 0 ? asGerund(w.text.toLowerCase()) : w.task ? asGerund(w.text) : w.text)).join(' ');
 }
 
-function announced(conversation: Conversation, max: number): string | undefined {
+function announced(conversation: Conversation, max: number, articles = false): string | undefined {
   const firstUser = conversation.messages.findIndex((m) => m.role === 'USER' && m.prose !== '');
   if (firstUser < 0) return undefined;
   const answer = conversation.messages[firstUser + 1];
@@ -203,7 +207,7 @@ function announced(conversation: Conversation, max: number): string | undefined 
   if (!match) return undefined;
   const clause = match[1]!;
   const noun = WITH.exec(clause);
-  const words = compactWords(noun ? noun[1]! : clause, max);
+  const words = compactWords(noun ? noun[1]! : clause, max, articles);
   if (words.length < 2 && !noun) return undefined;
   if (words.length === 0) return undefined;
   const title = noun ? words.map((w) => w.text).join(' ') : asActivity(words);

@@ -25,7 +25,7 @@ describe('stage 1, askedOf: what was asked', () => {
     );
     expect(askedOf(conversation, 'Adding rule about Arabic code comments')).toEqual({
       kind: 'activity',
-      activity: 'adding rule about Arabic code comments',
+      activity: 'adding a rule about Arabic code comments',
       quote: '“@rules/ add to cursor rules: comments in Arabic”',
     });
   });
