@@ -15,7 +15,7 @@
  * the assistant's words are quoted. Narration, checklists, emoji, tool prompts and boilerplate are
  * never picked (see chat-rules.ts); code is not mentioned.
  */
-import { ASKING, BOILERPLATE, FOLLOW_UP, LIST_LINE, MARKS, matches, NARRATION, OUTCOME, PERSONAL } from './chat-rules.js';
+import { ASKING, BOILERPLATE, FOLLOW_UP, LIST_LINE, MARKS, matches, NARRATION, OUTCOME, PERSONAL, TASK_LABEL } from './chat-rules.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { announcedActivity } from './echo.js';
 import { DOT, QUESTION_DOT } from './prose.js';
@@ -216,6 +216,9 @@ function lowerFirst(phrase: string): string {
 /** The first sentence of the first request, with the next one when it is short (`Install Playwright`). */
 function requestSentence(messages: readonly AnalyzedMessage[]): Sentence | undefined {
   const first = messages.find((m) => m.role === 'USER' && m.sentences.length > 0);
+  // A long prompt that labels its task (`Goal: expand “Saved” into a research library.`) says it there.
+  const labelled = first?.sentences.find((s) => matches(TASK_LABEL, s.text) && s.words >= 4);
+  if (labelled) return { ...labelled, text: labelled.text.replace(TASK_LABEL.pattern, '') };
   const at = first ? first.sentences.findIndex((s) => !s.courtesy && s.words >= 2) : -1;
   const s = first?.sentences[Math.max(0, at)];
   const next = first?.sentences[Math.max(0, at) + 1];

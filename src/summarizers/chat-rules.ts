@@ -127,8 +127,19 @@ export const FOLLOW_UP: Rule = {
   examples: { matches: ['continue', 'Thanks!', 'ok.'], passes: ['continue with task 7'] },
 };
 
+/** A long prompt's label for its task: the line after it says what the chat is for. */
+export const TASK_LABEL: Rule = {
+  name: 'task label',
+  purpose: 'the labelled task line of a long prompt',
+  pattern: /^\W*(?:goal|task|objective|focus)\s*:\s*/i,
+  examples: {
+    matches: ['Goal: expand “Saved” into a real Research Library.', 'FOCUS: Create staging environment for Chef Chopsky'],
+    passes: ['The goal is to expand the library.', 'Tasks are listed in TODO.md.'],
+  },
+};
+
 /** Every table, for the examples test. */
-export const CHAT_RULES: readonly Rule[] = [NARRATION, BOILERPLATE, MARKS, LIST_LINE, OUTCOME, PERSONAL, ASKING, FOLLOW_UP];
+export const CHAT_RULES: readonly Rule[] = [NARRATION, BOILERPLATE, MARKS, LIST_LINE, OUTCOME, PERSONAL, ASKING, FOLLOW_UP, TASK_LABEL];
 
 /** Whether `text` is one the rule is about. */
 export const matches = (rule: Rule, text: string): boolean => rule.pattern.test(text);

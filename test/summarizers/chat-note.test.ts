@@ -43,6 +43,20 @@ describe('stage 1, askedOf: what was asked', () => {
     const question = read(['USER', 'Why does the pod keep restarting?'], ['ASSISTANT', 'The liveness probe fails.']);
     expect(askedOf(question, 'Pod keeps restarting')).toMatchObject({ kind: 'quote', question: true });
   });
+
+  it('quotes the labelled task of a long prompt, not its opening context', () => {
+    const conversation = read(
+      [
+        'USER',
+        'You are working in the PaperBites monorepo (Next.js app in apps/web).\n\nGoal: expand the Saved page into a real research library.\n\nScope: liked papers first.',
+      ],
+      ['ASSISTANT', 'The Saved page now lists liked papers and reading history.'],
+    );
+    expect(askedOf(conversation, 'PaperBites monorepo')).toMatchObject({
+      kind: 'quote',
+      quote: '“expand the Saved page into a real research library”',
+    });
+  });
 });
 
 describe('stage 2, topicOf: what the chat is about', () => {
