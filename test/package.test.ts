@@ -62,6 +62,12 @@ describe('the packed package in a fresh project', () => {
     expect(sh('node', ['summarizer.mjs'], project).trim()).toBe('false Retrying a flaky payment API call in TypeScript');
   });
 
+  it('ships its licence, README and changelog beside the built entry points', async () => {
+    const installed = path.join(project, 'node_modules', 'conversation-model-service');
+    const files = await readdir(installed);
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'CHANGELOG.md', 'dist', 'package.json']));
+  });
+
   it('loads with require() (Node 20.19 and later)', () => {
     const out = sh(
       'node',
