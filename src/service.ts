@@ -105,6 +105,12 @@ export interface Service extends LinkMethods {
   getConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
   /** The same answer as `getConversation`, serialized as JSON: what transports send. Cached while unchanged. */
   getConversationJson(conversation: string, options?: ReadOptions): Promise<string>;
+  /**
+   * The text of `getConversationJson`, or for a long conversation the pieces that joined are that
+   * text, serialized as they are taken: a transport sends them one by one, without building a
+   * string of megabytes.
+   */
+  getConversationJsonPieces(conversation: string, options?: ReadOptions): Promise<string | Iterable<string>>;
   listConversationMessages(conversation: string, options?: ListOptions): Promise<ConversationMessages>;
   renameConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
   summarizeConversation(conversation: string, input?: ConversationSummarizeInput): Promise<ConversationSummarizeOutput>;
@@ -216,6 +222,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     ...(linkMethods as LinkMethods),
     getConversation: (id, read) => conversations.getConversation(ctx, id, read),
     getConversationJson: (id, read) => conversations.getConversationJson(ctx, id, read),
+    getConversationJsonPieces: (id, read) => conversations.getConversationJsonPieces(ctx, id, read),
     listConversationMessages: (id, read) => conversations.listConversationMessages(ctx, id, read),
     renameConversation: (id, read) => renameConversation(ctx, id, read),
     summarizeConversation: (id, input) => summarizeConversation(ctx, id, input),

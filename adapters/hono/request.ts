@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { type ListOptions, ServiceError } from '../../src/index.js';
+import { nextTurn } from '../../src/slices.js';
 import { readBodyText } from './body.js';
 import type { RouterEnv } from './errors.js';
 
@@ -16,9 +17,15 @@ export const readPostBody =
     if (type !== undefined && !isJson(type)) {
       throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be JSON (Content-Type: application/json), not "${type}".`);
     }
-    c.set('body', await readBodyText(c, maxBytes));
+    const body = await readBodyText(c, maxBytes);
+    c.set('body', body);
+    // Reading a long body ends with joining and decoding it; parsing it is work enough for a turn of its own.
+    if (body.length > LONG_BODY_CHARS) await nextTurn();
     await next();
   };
+
+/** Bodies longer than this (a conversation of thousands of messages) are parsed on a later turn of the event loop. */
+const LONG_BODY_CHARS = 256 * 1024;
 
 const isJson = (type: string) => /^application\/json\s*(?:;|$)/i.test(type.trim());
 

@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { LINK_KINDS, type LinkKind, type ListOf, SERVICE_VERSION, type Service } from '../../src/index.js';
 import { mountApiDocs } from './docs-page.js';
 import { createOnError, type RouterEnv, type RouterLogger } from './errors.js';
-import { jsonAnswer } from './json-answer.js';
+import { jsonAnswer, jsonTextAnswer } from './json-answer.js';
 import { param, readJsonBody, readListOptions, readPostBody, readTransferables } from './request.js';
 import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
 import { type WebOriginOptions, webOriginGuards } from './web-origin.js';
@@ -73,8 +73,7 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   app.get('/conversation/:conversation', async (c) => {
     // The spec declares 410 for an unknown conversation on this route alone.
     c.set('statusOverrides', { NOT_FOUND: 410 });
-    const json = await service.getConversationJson(param(c, 'conversation'), readTransferables(c));
-    return c.body(json, 200, { 'Content-Type': 'application/json' });
+    return jsonTextAnswer(c, await service.getConversationJsonPieces(param(c, 'conversation'), readTransferables(c)));
   });
   app.get('/conversation/:conversation/messages', async (c) =>
     page(c, await service.listConversationMessages(param(c, 'conversation'), readListOptions(c))),

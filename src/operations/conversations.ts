@@ -6,10 +6,11 @@ import type { AnchorRecord, AnnotationRecord, ConversationRecord, MessageRecord 
 import { deleteRecord } from '../relations.js';
 import { conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
-import { stringifyInSlices } from '../render/json-chunks.js';
+import { jsonChunks } from '../render/json-chunks.js';
 import { boundedArray } from '../schemas/common.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
 import { seededConversationSchema, seededMessageSchema } from '../schemas/seeds.js';
+import { joinInSlices, parseInSlices, Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
 import {
@@ -23,14 +24,14 @@ import {
   renderOptions,
 } from './context.js';
 import { RECORD_KINDS } from './record-kinds.js';
-import { parseInSlices } from './slices.js';
 
 /**
  * Creates a conversation, with the messages, anchors and annotations it is seeded with. Messages
- * are checked and built a slice at a time (see {@link parseInSlices}), so a create of thousands
- * costs other clients milliseconds, not the whole create.
+ * are checked, built and frozen a slice at a time (see {@link parseInSlices}), so a create of
+ * thousands costs other clients milliseconds, not the whole create; the transaction only stores them.
  */
 export async function createConversation(ctx: OperationContext, seed: unknown, options?: ReadOptions): Promise<Conversation> {
+  const slices = new Slices();
   const input = parseInput(conversationHeadSchema, seed, 'SeededConversation');
   const render = renderOptions(options);
   const now = ctx.now();
@@ -45,7 +46,10 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
     (seed) =>
       // Frozen now, in its slice, so storing it later costs no copy.
       deepFreeze({ ...RECORD_KINDS.messages.build({ ...seed, conversation: { id } }, context()), conversation: id }),
+    slices,
   );
+  // Frozen too, so that storing the conversation shares the list instead of copying it.
+  const messageIds = Object.freeze(messages.map((m) => m.id));
   const anchors: AnchorRecord[] = (input.anchors ?? []).map((seed) => ({
     ...RECORD_KINDS.anchors.build(seed, context()),
     conversations: [id],
@@ -54,6 +58,8 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
     ...RECORD_KINDS.annotations.build(seed, context()),
     conversation: id,
   }));
+  // The transaction is long for thousands of messages: it starts a slice of its own.
+  if (slices.due) await slices.next();
   const stored = await ctx.repository.transact((tx) => {
     const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
     const conversation: ConversationRecord = {
@@ -61,7 +67,7 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
       id,
       created: now,
       updated: now,
-      messages: messages.map((m) => m.id),
+      messages: messageIds,
       annotations: annotations.map((a) => a.id),
       anchors: anchors.map((a) => a.id),
       assets: [],
@@ -74,7 +80,8 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
     for (const anchor of anchors) tx.put('anchors', anchor);
     for (const annotation of annotations) tx.put('annotations', annotation);
     tx.put('conversations', conversation);
-    return { record: conversation, snapshot: conversationSnapshot(tx, conversation) };
+    // Its messages are the records just built: no need to look 20,000 of them up again.
+    return { record: conversation, snapshot: conversationSnapshot(tx, conversation, messages) };
   });
   return renderConversationInSlices(stored.snapshot, stored.record, render);
 }
@@ -109,6 +116,20 @@ export async function getConversation(ctx: OperationContext, conversationId: str
  * so that reading it does not stall other clients.
  */
 export async function getConversationJson(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<string> {
+  const json = await getConversationJsonPieces(ctx, conversationId, options);
+  return typeof json === 'string' ? json : joinInSlices(json);
+}
+
+/**
+ * {@link getConversationJson}'s text, or for a long conversation the pieces that joined are that
+ * text, serialized as they are taken: a transport can send them one at a time, without a string of
+ * the whole answer (megabytes, which take long to build and to encode in one go).
+ */
+export async function getConversationJsonPieces(
+  ctx: OperationContext,
+  conversationId: string,
+  options?: ReadOptions,
+): Promise<string | Iterable<string>> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
   const answer = await ctx.repository.read((view) => {
@@ -121,7 +142,7 @@ export async function getConversationJson(ctx: OperationContext, conversationId:
     return json;
   });
   if (typeof answer === 'string') return answer;
-  return stringifyInSlices(await renderConversationInSlices(answer.snapshot, answer.record, render));
+  return jsonChunks(await renderConversationInSlices(answer.snapshot, answer.record, render));
 }
 
 /** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */

@@ -4,6 +4,7 @@ import type { AnnotationRecord, ConversationRecord } from '../records.js';
 import { link, RELATION } from '../relations.js';
 import { renderConversationInSlices } from '../render/conversation.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
+import { Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
 import { mustGet, type OperationContext, parseId, type ReadOptions, renderOptions } from './context.js';
@@ -14,13 +15,17 @@ import { write } from './writers.js';
 export async function renameConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
+  // Reading a long conversation, writing its title and storing it are each long enough for a slice.
+  const slices = new Slices();
   const { messages, model } = await ctx.repository.read((view) => {
     const conversation = mustGet(view, 'conversations', id, 'conversation');
     return { messages: textMessages(view, conversation), model: conversation.model?.id };
   });
   if (messages.length === 0) throw nothingToSay(id, 'name');
+  if (slices.due) await slices.next();
   const { text: name } = await write(ctx, 'title', messages, model);
   if (!name) throw nothingToSay(id, 'name');
+  if (slices.due) await slices.next();
   const now = ctx.now();
   const stored = await ctx.repository.transact((tx) => {
     const conversation: ConversationRecord = { ...mustGet(tx, 'conversations', id, 'conversation'), name, updated: now };
@@ -43,6 +48,8 @@ export async function summarizeConversation(
 ): Promise<ConversationSummarizeOutput> {
   const id = parseId(conversationId, 'conversation id');
   const { messages: named } = parseInput(conversationSummarizeInputSchema.optional(), input, 'ConversationSummarizeInput') ?? {};
+  // Reading a long conversation, summarizing it and storing the summary are each long enough for a slice.
+  const slices = new Slices();
   const { messages, model } = await ctx.repository.read((view) => {
     const conversation = mustGet(view, 'conversations', id, 'conversation');
     const all = textMessages(view, conversation);
@@ -60,8 +67,12 @@ export async function summarizeConversation(
     return { messages: all.filter((message) => wanted.has(message.id)), model };
   });
   if (messages.length === 0) throw nothingToSay(id, 'summarize');
+  if (slices.due) await slices.next();
   const { text, modelId } = await write(ctx, 'summary', messages, model);
   if (!text) throw nothingToSay(id, 'summarize');
+  if (slices.due) await slices.next();
+  // Frozen before the transaction, so that storing it does not copy a list of thousands of ids.
+  const covered = Object.freeze(messages.map((message) => message.id));
   const now = ctx.now();
   const annotation: AnnotationRecord = {
     id: ctx.newId(),
@@ -77,10 +88,8 @@ export async function summarizeConversation(
   await ctx.repository.transact((tx) => {
     mustGet(tx, 'conversations', id, 'conversation');
     // Messages deleted since they were read are not covered.
-    tx.put('annotations', {
-      ...annotation,
-      messages: messages.map((message) => message.id).filter((messageId) => tx.get('messages', messageId)),
-    });
+    const present = (messageId: string) => tx.get('messages', messageId) !== undefined;
+    tx.put('annotations', { ...annotation, messages: covered.every(present) ? covered : covered.filter(present) });
     link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
   });
   return { conversation: { id }, annotation: { id: annotation.id } };

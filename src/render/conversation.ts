@@ -1,6 +1,7 @@
 import type { ReadView } from '../ports.js';
-import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
+import type { AnnotationRecord, CollectionName, Collections, ConversationRecord, MessageRecord } from '../records.js';
 import { covers } from '../relations.js';
+import { runAtOnce, runInSlices } from '../slices.js';
 import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
 import { idList, type RenderOptions, renderFragment } from './lists.js';
 
@@ -68,7 +69,7 @@ export function renderMessages(view: ReadView, conversation: ConversationRecord,
   return runAtOnce(messagesInSlices(view, conversation, options));
 }
 
-/** {@link renderMessages}, giving the event loop back every few hundred messages. */
+/** {@link renderMessages}, a slice at a time (see {@link runInSlices}). */
 export function renderMessagesInSlices(
   view: ReadView,
   conversation: ConversationRecord,
@@ -77,67 +78,92 @@ export function renderMessagesInSlices(
   return runInSlices(messagesInSlices(view, conversation, options));
 }
 
-/** Messages rendered between two turns of the event loop, when rendering in slices. */
-const MESSAGES_PER_SLICE = 500;
-
 function* messagesInSlices(view: ReadView, conversation: ConversationRecord, options: PageOptions): Generator<void, ConversationMessages> {
   const iterable: ConversationMessage[] = [];
   const indices: Record<string, number> = {};
   const coverage = coverageOf(view, conversation);
   const first = options.offset ?? 0;
   const end = first + (options.limit ?? Infinity);
+  const ids = conversation.messages;
   let position = 0;
-  for (const id of conversation.messages) {
-    const message = view.get('messages', id);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const message = messageAt(view, conversation, i);
     if (!message) continue;
     if (position >= end) return { iterable, indices, next: position };
     if (position >= first) {
       indices[id] = position;
       iterable.push(renderMessage(message, options, coverage.get(id)));
-      if (iterable.length % MESSAGES_PER_SLICE === 0) yield;
+      yield;
     }
     position++;
   }
   return { iterable, indices };
 }
 
-/** Runs a sliced rendering to its end at once. */
-function runAtOnce<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** Runs a sliced rendering with a turn of the event loop between slices. */
-async function runInSlices<T>(steps: Generator<void, T>): Promise<T> {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+/** The conversation's message at `index` of its list: by index from its snapshot, else by id. */
+function messageAt(view: ReadView, conversation: ConversationRecord, index: number): MessageRecord | undefined {
+  if (view instanceof ConversationSnapshot && view.conversation === conversation) return view.messages[index];
+  return view.get('messages', conversation.messages[index]!);
 }
 
 /**
  * A view of one conversation's messages and annotations as they are now. Stored records are
- * immutable, so rendering from it later, in slices, answers one consistent state.
+ * immutable, so rendering from it later, in slices, answers one consistent state. The messages are
+ * kept in the conversation's order, which is how renderers read them; looking one up by id makes
+ * an index of them on first use.
  */
-export function conversationSnapshot(view: ReadView, record: ConversationRecord): ReadView {
-  const messages = new Map<string, MessageRecord>();
-  for (const id of record.messages) {
-    const message = view.get('messages', id);
-    if (message) messages.set(id, message);
+export class ConversationSnapshot implements ReadView {
+  #byId: Map<string, MessageRecord> | undefined;
+
+  constructor(
+    readonly conversation: ConversationRecord,
+    /** The records of `conversation.messages`, index for index (undefined where one is missing). */
+    readonly messages: readonly (MessageRecord | undefined)[],
+    readonly annotations: ReadonlyMap<string, AnnotationRecord>,
+  ) {}
+
+  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined {
+    if (collection === 'annotations') return this.annotations.get(id) as Collections[C] | undefined;
+    return collection === 'messages' ? (this.#messagesById().get(id) as Collections[C] | undefined) : undefined;
+  }
+
+  list<C extends CollectionName>(collection: C): readonly Collections[C][] {
+    if (collection === 'annotations') return [...this.annotations.values()] as Collections[C][];
+    return collection === 'messages' ? ([...this.#messagesById().values()] as Collections[C][]) : [];
+  }
+
+  #messagesById(): Map<string, MessageRecord> {
+    if (!this.#byId) {
+      this.#byId = new Map();
+      for (const message of this.messages) if (message) this.#byId.set(message.id, message);
+    }
+    return this.#byId;
+  }
+}
+
+/**
+ * A {@link ConversationSnapshot} of the conversation `record` as `view` sees it. `messages`, when
+ * the caller has them (it just stored them), are the records of `record.messages`, index for index.
+ */
+export function conversationSnapshot(
+  view: ReadView,
+  record: ConversationRecord,
+  messages?: readonly (MessageRecord | undefined)[],
+): ConversationSnapshot {
+  const ids = record.messages;
+  let records = messages;
+  if (!records) {
+    const found: (MessageRecord | undefined)[] = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) found[i] = view.get('messages', ids[i]!);
+    records = found;
   }
   const annotations = new Map<string, AnnotationRecord>();
   for (const id of record.annotations) {
     const annotation = view.get('annotations', id);
     if (annotation) annotations.set(id, annotation);
   }
-  const tables: Partial<Record<string, Map<string, unknown>>> = { messages, annotations };
-  return {
-    get: (collection, id) => tables[collection]?.get(id) as never,
-    list: (collection) => [...(tables[collection]?.values() ?? [])] as never,
-  };
+  return new ConversationSnapshot(record, records, annotations);
 }
 
 /**
@@ -148,7 +174,7 @@ export function renderConversation(view: ReadView, record: ConversationRecord, o
   return withMessages(view, record, renderMessages(view, record, { transferables: options.transferables }));
 }
 
-/** {@link renderConversation} from a {@link conversationSnapshot}, a few hundred messages at a time. */
+/** {@link renderConversation} from a {@link conversationSnapshot}, a slice at a time. */
 export async function renderConversationInSlices(
   snapshot: ReadView,
   record: ConversationRecord,

@@ -300,3 +300,24 @@ describe('GET /conversation/{conversation} after changes', () => {
     }
   });
 });
+
+describe('a conversation long enough to be answered in pieces', () => {
+  it('is answered byte for byte as the whole answer, by create, rename and GET', async () => {
+    const summarizer = createFakeSummarizer({ title: 'Long "one"', summary: 'Many messages.' });
+    const { http, service } = await routerForTest({ summarizer });
+    const messages = Array.from({ length: 2_500 }, (_, i) => said(i % 2 ? 'ASSISTANT' : 'USER', `message ${i}: "quoted" é 😀 \u2028`));
+    const created = await http.postJson('/conversations/create', { type: 'COPILOT', messages });
+    const id = (JSON.parse(created.text) as { id: string }).id;
+    expect(created.text).toBe(JSON.stringify(await service.getConversation(id)));
+    // A summary covering every message: each message's answer names it.
+    await service.summarizeConversation(id);
+    const renamed = await http.post(path`/conversation/${id}/rename`);
+    const whole = JSON.stringify(await service.getConversation(id));
+    expect(renamed.text).toBe(whole);
+    expect((await http.get(path`/conversation/${id}`)).text).toBe(whole);
+    expect((await http.get(path`/conversation/${id}?transferables=false`)).text).toBe(
+      JSON.stringify(await service.getConversation(id, { transferables: false })),
+    );
+    expect(await service.getConversationJson(id)).toBe(whole);
+  });
+});

@@ -144,7 +144,7 @@ describe('faults', () => {
     // The route may read through either form of the same read.
     {
       method: 'getConversation',
-      also: ['getConversationJson'],
+      also: ['getConversationJson', 'getConversationJsonPieces'],
       send: (http, { conversation }) => http.get(path`/conversation/${conversation}`),
     },
     { method: 'summarizeConversation', send: (http, { conversation }) => http.postJson(path`/conversation/${conversation}/summarize`) },

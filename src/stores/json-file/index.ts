@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
+import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
 import { applyChanges, type Change, createReadView, createRecordTables, type RecordTables, runBuffered } from '../record-tables.js';
 import { acquireFolderLock } from './folder-lock.js';
@@ -193,6 +194,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     },
     async transact(fn) {
       usable();
+      // The transaction's own time counts in the first slice of encoding its journal line.
+      const slices = new Slices();
       const { result, changes } = runBuffered(tables, fn);
       if (changes.length === 0) return result;
       const before = changes.map(({ collection, id }) => ({
@@ -204,8 +207,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const entrySeq = (seq += 1);
       unsettled.push({ seq: entrySeq, before });
       try {
+        // Encoded a slice at a time, the changes turned into journal changes as they are taken.
         await writer.append(
-          encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) }),
+          encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) }, slices),
         );
       } catch (error) {
         // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
@@ -232,18 +236,20 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   };
 }
 
-/** The journal's form of a transaction's changes: a patch where a record was changed, else the record. */
-function journalChanges(changes: readonly Change[], before: readonly Change[]): JournalChange[] {
-  return changes.map((change, i) => {
+/** The journal's form of a transaction's changes, one at a time: a patch where a record was changed, else the record. */
+function* journalChanges(changes: readonly Change[], before: readonly Change[]): Generator<JournalChange> {
+  for (let i = 0; i < changes.length; i++) {
+    const change = changes[i]!;
     const previous = before[i]!.record;
-    if (change.record === null || previous === null) return [change.collection, change.id, change.record] as const;
-    return [
-      change.collection,
-      change.id,
-      diffRecord(previous as Record<string, unknown>, change.record as Record<string, unknown>),
-      'patch',
-    ] as const;
-  });
+    if (change.record === null || previous === null) yield [change.collection, change.id, change.record];
+    else
+      yield [
+        change.collection,
+        change.id,
+        diffRecord(previous as Record<string, unknown>, change.record as Record<string, unknown>),
+        'patch',
+      ];
+  }
 }
 
 /** A journal change as a change of the tables: a record migrated from its version, or a patch applied and checked. */

@@ -1,6 +1,7 @@
 import { type FileHandle, open, readFile, truncate, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
 import { syncFolder } from './durable-fs.js';
 import type { RecordPatch } from './record-patch.js';
@@ -29,25 +30,29 @@ export const encodeEntry = (entry: JournalEntry): string => `${JSON.stringify(en
  */
 const encodeTrailer = (continuedIn: number): string => `${JSON.stringify({ continuedIn })}\n`;
 
-/** Changes encoded between two turns of the event loop. */
-const CHANGES_PER_SLICE = 500;
-
 /**
- * The same line as {@link encodeEntry}, encoded a slice of changes at a time with the event loop
- * free in between: one transaction that wrote 20,000 records does not stall other clients for the
- * time it takes to serialize them. Records are immutable, so encoding them later is safe.
+ * The same line as {@link encodeEntry}, encoded a slice at a time (see {@link Slices}): one
+ * transaction that wrote 20,000 records does not stall other clients for the time it takes to
+ * serialize them. Its changes may be made as they are taken (records are immutable, so encoding
+ * them later is safe); a small entry is encoded at once.
  */
-export async function encodeEntryInSlices(entry: JournalEntry): Promise<Buffer[]> {
-  if (entry.changes.length <= CHANGES_PER_SLICE) return [Buffer.from(encodeEntry(entry))];
-  const parts: Buffer[] = [
-    Buffer.from(`{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`),
-  ];
-  for (let start = 0; start < entry.changes.length; start += CHANGES_PER_SLICE) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const slice = entry.changes.slice(start, start + CHANGES_PER_SLICE);
-    parts.push(Buffer.from(`${start === 0 ? '' : ','}${slice.map((change) => JSON.stringify(change)).join(',')}`));
+export async function encodeEntryInSlices(
+  entry: { readonly seq: number; readonly version?: number; readonly changes: Iterable<JournalChange> },
+  slices = new Slices(),
+): Promise<Buffer[]> {
+  const parts: Buffer[] = [];
+  let text = `{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`;
+  let first = true;
+  for (const change of entry.changes) {
+    text += `${first ? '' : ','}${JSON.stringify(change)}`;
+    first = false;
+    if (slices.due) {
+      parts.push(Buffer.from(text));
+      text = '';
+      await slices.next();
+    }
   }
-  parts.push(Buffer.from(']}\n'));
+  parts.push(Buffer.from(`${text}]}\n`));
   return parts;
 }
 

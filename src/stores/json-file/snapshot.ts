@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Adapter } from 'lowdb';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
 import { replaceFileAtomically } from './durable-fs.js';
 import { JSON_FILE_FORMAT_VERSION } from './migrations.js';
@@ -19,14 +20,10 @@ export type SnapshotData = {
   journal?: number;
 } & { [C in CollectionName]?: readonly object[] };
 
-/** Records written between two yields to the event loop while a snapshot is written. */
-const RECORDS_PER_SLICE = 2_000;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * A lowdb adapter for the snapshot. Reading names the file, line and column of a parse error.
- * Writing streams the records in slices (the service keeps answering meanwhile), flushes, keeps the
- * previous snapshot as `backup`, and renames the new one into place atomically.
+ * Writing streams the records a slice at a time (the service keeps answering meanwhile), flushes,
+ * keeps the previous snapshot as `backup`, and renames the new one into place atomically.
  */
 export class SnapshotFile implements Adapter<SnapshotData> {
   constructor(
@@ -63,6 +60,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     await replaceFileAtomically(
       this.file,
       async (append) => {
+        const slices = new Slices();
         const { version, journalSeq, journal } = data;
         await append(`{\n"version": ${version},\n"journalSeq": ${journalSeq}${journal === undefined ? '' : `,\n"journal": ${journal}`}`);
         for (const name of COLLECTION_NAMES) {
@@ -70,7 +68,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
           await append(`,\n"${name}": [`);
           for (let i = 0; i < records.length; i++) {
             await append(`${i === 0 ? '\n' : ',\n'}${JSON.stringify(records[i])}`);
-            if (i % RECORDS_PER_SLICE === RECORDS_PER_SLICE - 1) await nextTurn();
+            if (slices.due) await slices.next();
           }
           await append(records.length > 0 ? '\n]' : ']');
         }
