@@ -99,5 +99,12 @@ export function requestScore(p: Prepared): number {
   if ([...s.terms].every((t) => VAGUE_TERMS.has(t))) score -= 1.5;
   if (s.intro && s.words < 6) score -= 2; // `Here is my code:`; a long sentence before code still counts.
   if (/^(here is|here are|below is|this is my|this is the|the following)\b/i.test(s.text)) score -= 3;
+  // A pasted log or script line (`Run # Debug: check if GH_TOKEN is set`) is not what anyone asked.
+  if (PASTED_LINE.test(s.text)) score -= 4;
+  // A label before a colon (`Debug: Check if GH_TOKEN is set`) heads a log or a list, not a request.
+  if (/^[A-Z][a-z]+:\s/.test(s.text)) score -= 2;
   return score;
 }
+
+// Shell comments, command substitutions and operators: the marks of a pasted script or CI log line.
+const PASTED_LINE = /(?:^|\s)#\s|\$\(|\$\{|\s(?:&&|\|\|)\s/;

@@ -480,6 +480,26 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
     );
   });
 
+  it('never titles a chat after a pasted log or script line', async () => {
+    const log = chat(
+      [
+        'USER',
+        'Getting this error in the deploy step of the workflow. Can you fix please?\n\n' +
+          'Run # Debug: Check if GH_TOKEN is set\n  # Debug: Check if GH_TOKEN is set\n  echo "GH_TOKEN length: ${#GH_TOKEN}"\n  gh auth status || echo "failed"',
+      ],
+      [
+        'ASSISTANT',
+        'The token is not passed to the step, so the gh command runs without credentials and the lookup of the pull request fails. ' +
+          'Add the token to the env block of the job, and give the workflow the pull-requests read permission it needs. ' +
+          'The condition that ends the step also treats a workflow_run event as an error, so the step exits with 1 even when the lookup works. ' +
+          'Both changes are in the workflow file now, and the next run of the workflow will show whether the token reaches the step.',
+      ],
+    );
+    const title = await summarizer.title(log);
+    expect(title).not.toMatch(/#|Debug|GH_TOKEN/);
+    expect(title).toMatch(/error/i);
+  });
+
   it('does not retell a long plan-like answer to a how-to question sentence by sentence', async () => {
     const steps = Array.from(
       { length: 12 },
