@@ -154,7 +154,7 @@ export function formatDevChatFigures(label: string, f: DevChatFigures): string {
     `| ours | ${n(f.title.r1)} | ${n(f.title.rl)} |`,
     `| first 8 words of the first user message | ${n(f.baseline.r1)} | ${n(f.baseline.rl)} |`,
     '',
-    `title ours / baseline (ROUGE-1): ${f.titleRatio.toFixed(2)}× (target ≥ 1.20×)`,
+    `title ours / baseline (ROUGE-1): ${f.titleRatio.toFixed(3)}× (target ≥ 1.2×)`,
     `summary topic share (reference title's content words named): ours ${n(f.summaryShare)}, same-length opening ${n(f.openingShare)} (${f.summaryShare - f.openingShare >= 0 ? '+' : ''}${n(f.summaryShare - f.openingShare)} points; target ≥ +5)`,
     `empty outputs: ${f.emptyTitles} titles, ${f.emptySummaries} summaries; summaries with an emoji or a checklist mark: ${f.markedSummaries}`,
     `mean length: summary ${n(f.summaryWords)} words, title ${n(f.titleWords)} words`,

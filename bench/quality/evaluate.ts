@@ -143,8 +143,8 @@ export function formatFigures(label: string, f: Figures): string {
     `| LEAD-3 | ${n(f.lead3.r1)} | ${n(f.lead3.r2)} | ${n(f.lead3.rl)} |`,
     ...(f.lead3Named ? [`| LEAD-3, speaker names kept | ${n(f.lead3Named.r1)} | ${n(f.lead3Named.r2)} | ${n(f.lead3Named.rl)} |`] : []),
     '',
-    `ours / LEAD-3 (ROUGE-1): ${f.ratio.toFixed(2)}×` +
-      (f.lead3Named ? `; ours / LEAD-3 with speaker names: ${(f.ours.r1 / f.lead3Named.r1).toFixed(2)}×` : ''),
+    `ours / LEAD-3 (ROUGE-1): ${f.ratio.toFixed(3)}×` +
+      (f.lead3Named ? `; ours / LEAD-3 with speaker names: ${(f.ours.r1 / f.lead3Named.r1).toFixed(3)}×` : ''),
     `title ROUGE-1 vs reference titles: ${n(f.titleR1)}`,
     `empty outputs: ${f.emptyTitles} titles, ${f.emptySummaries} summaries`,
     `mean length: summary ${n(f.summaryWords)} words, title ${n(f.titleWords)} words`,

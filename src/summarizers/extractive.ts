@@ -69,6 +69,7 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
     maxSentences: Math.max(1, Math.floor(options.maxSummarySentences ?? 3)),
     maxLength: Math.max(40, Math.floor(options.maxSummaryLength ?? 600)),
     speakers: { ...DEFAULT_SPEAKERS, ...options.speakers },
+    nameParticipants: options.speakers?.USER === undefined && options.speakers?.ASSISTANT === undefined,
   };
   const titleOptions = {
     maxWords: Math.max(2, Math.floor(options.maxTitleWords ?? 8)),

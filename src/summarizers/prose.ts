@@ -65,6 +65,11 @@ function inline(line: string): string {
       .replace(/~~(.{1,300}?)~~/g, '$1')
       .replace(/<\/?[a-z][^>]*>/gi, ' ')
       .replace(/(^|\s)i(?=\s|$|[,.!?'])/g, '$1I') // Chat often has a lower-case `i`.
+      // `it works.But now …`: a sentence end typed without its space, before a word that opens sentences, not names (`http.Client`).
+      .replace(
+        /(\b[a-z]{2,})\.(?=(?:But|And|So|Because|The|It|It's|I|I'm|We|You|They|He|She|This|That|What|How|Why|When|Where|There|Then|Yes|No|Now|Please|Thanks)\b)/g,
+        '$1. ',
+      )
       // `Next.js` and `console.log` would end a sentence at the dot; `readSentences` restores it.
       .replace(/([\p{L}\d_]{2,})\.(?=[\p{L}_]{2,})/gu, `$1${DOT}`)
       .replace(/(\d)\.(?=\d)/g, `$1${DOT}`) // `v1.0.0`, `3.5`: not the end of a sentence

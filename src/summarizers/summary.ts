@@ -2,6 +2,7 @@ import { isAssistantChat, writeChatNote } from './chat-note.js';
 import { article, codeKind, codeNoun } from './code-language.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { hasGreeting, isThanks } from './courtesy.js';
+import { introducesSpeaker, participantNames } from './participants.js';
 import { capitalizeText } from './phrase.js';
 import type { Referents } from './pronouns.js';
 import { reportPredicate } from './reported.js';
@@ -19,6 +20,11 @@ export interface SummaryOptions {
   readonly maxLength: number;
   /** How each role is named as a speaker (`The user`, `The assistant`). */
   readonly speakers: Readonly<Record<Role, string>>;
+  /**
+   * Whether people who say their names are named by them (`Susan asked …`) in a conversation between
+   * people: true when the caller left `speakers` to the defaults.
+   */
+  readonly nameParticipants?: boolean;
 }
 
 /** A line of the summary before rendering: a picked sentence, or a message that is only code. */
@@ -45,7 +51,10 @@ const MERGE_LIMIT = 160;
  * reported as open. Shared code is mentioned by language, never quoted. '' when no message has
  * prose or code.
  */
-export function writeSummary(conversation: Conversation, options: SummaryOptions): string {
+export function writeSummary(conversation: Conversation, given: SummaryOptions): string {
+  // People who say who they are are named by it (`Susan asked …`); a coding assistant's chat keeps its roles.
+  const people = given.nameParticipants && !isAssistantChat(conversation) ? participantNames(conversation) : {};
+  const options = { ...given, speakers: { ...given.speakers, ...people } };
   const names: Referents = {
     user: referent(options.speakers.USER),
     assistant: referent(options.speakers.ASSISTANT),
@@ -64,7 +73,8 @@ export function writeSummary(conversation: Conversation, options: SummaryOptions
   }
   const empty = (m: AnalyzedMessage): boolean => m.sentences.length === 0 && m.code.length === 0;
   const onlySystem = conversation.messages.every((m) => m.role === 'SYSTEM' || empty(m));
-  const eligible = (s: Sentence): boolean => !s.courtesy && (s.role !== 'SYSTEM' || onlySystem);
+  const named = (s: Sentence): boolean => s.role in people && introducesSpeaker(s);
+  const eligible = (s: Sentence): boolean => !s.courtesy && (s.role !== 'SYSTEM' || onlySystem) && !named(s);
   const request = pickRequest(conversation);
   const opening = request && eligible(request.prepared.sentence) ? request.prepared.sentence : undefined;
   const budget = Math.max(1, options.maxSentences);

@@ -485,6 +485,7 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
       [
         'USER',
         'Getting this error in the deploy step of the workflow. Can you fix please?\n\n' +
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a pasted shell script, not a template.
           'Run # Debug: Check if GH_TOKEN is set\n  # Debug: Check if GH_TOKEN is set\n  echo "GH_TOKEN length: ${#GH_TOKEN}"\n  gh auth status || echo "failed"',
       ],
       [
