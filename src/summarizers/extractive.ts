@@ -18,6 +18,8 @@ export interface ExtractiveSummarizerOptions {
   /**
    * How summaries name each role (defaults: `The user`, `The assistant`, `The system`,
    * `A participant`). Useful for dialogues whose speakers are people, e.g. `{ USER: '#Person1#' }`.
+   * Left to the defaults, a conversation between people (not a chat with a coding assistant) names
+   * someone who says their name by it (`Hello, this is Susan speaking` → `Susan asked …`).
    */
   readonly speakers?: Partial<Readonly<Record<Role, string>>>;
   /** Overrides fields of the model record the summarizer stands for. */
