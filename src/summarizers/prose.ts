@@ -65,7 +65,8 @@ function inline(line: string): string {
       .replace(/~~(.{1,300}?)~~/g, '$1')
       .replace(/<\/?[a-z][^>]*>/gi, ' ')
       .replace(/(^|\s)i(?=\s|$|[,.!?'])/g, '$1I') // Chat often has a lower-case `i`.
-      // `it works.But now …`: a sentence end typed without its space, before a word that opens sentences, not names (`http.Client`).
+      // `it works.But now …`: a sentence end typed without its space. Only before a word that opens
+      // sentences, so that names with a capital after the dot (`http.Client`) keep it.
       .replace(
         /(\b[a-z]{2,})\.(?=(?:But|And|So|Because|The|It|It's|I|I'm|We|You|They|He|She|This|That|What|How|Why|When|Where|There|Then|Yes|No|Now|Please|Thanks)\b)/g,
         '$1. ',

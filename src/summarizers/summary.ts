@@ -47,9 +47,9 @@ const MERGE_LIMIT = 160;
 /**
  * An observer's summary: the user's request ("The user asked how to …"), the first answer, then
  * the most central other sentences, in conversation order, each reported with its speaker ("The
- * assistant suggested …", "The user then asked …"; two of one speaker in a row share a sentence), and a last question nobody has answered yet,
- * reported as open. Shared code is mentioned by language, never quoted. '' when no message has
- * prose or code.
+ * assistant suggested …", "The user then asked …"; two of one speaker in a row share a sentence),
+ * and a last question nobody has answered yet, reported as open. Shared code is mentioned by
+ * language, never quoted. '' when no message has prose or code.
  */
 export function writeSummary(conversation: Conversation, given: SummaryOptions): string {
   // People who say who they are are named by it (`Susan asked …`); a coding assistant's chat keeps its roles.
