@@ -17,7 +17,7 @@
  */
 import { ASKING, BOILERPLATE, FOLLOW_UP, LIST_LINE, MARKS, matches, NARRATION, OUTCOME, PERSONAL, TASK_LABEL } from './chat-rules.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
-import { announcedActivity } from './echo.js';
+import { announcedActivity, requestActivity, requestTitle } from './echo.js';
 import { DOT, QUESTION_DOT } from './prose.js';
 
 /** Replies this long (in words) come from a coding assistant, whose requests are terse commands. */
@@ -62,8 +62,10 @@ export function askedOf(conversation: Conversation, title: string): Asked | unde
   const asked = request ? asRequest(request.text) : '';
   if (isActivity(title)) {
     // The assistant's own restatement of the task says it at more length than the title.
+    // Or the request's own imperative, when the title is made from it (`making a new task to capture …`).
     const announced = announcedActivity(conversation);
-    const activity = announced && isActivity(announced) ? announced : title;
+    const fromRequest = title === requestTitle(conversation, 8) ? requestActivity(conversation) : undefined;
+    const activity = announced && isActivity(announced) ? announced : (fromRequest ?? title);
     // The request is quoted too when it names what the activity leaves out (`… (“add comments in Arabic”)`).
     const said = new Set(activity.toLowerCase().split(/[^a-z0-9]+/));
     const more = request ? [...request.terms].filter((t) => !said.has(t)).length : 0;

@@ -89,7 +89,8 @@ function compactWords(clause: string, max: number, articles = false): Word[] {
     // File and folder mentions are named by their subject, never copied as paths.
     .replace(FILE_MENTION, (m) => fileSubject(m));
   const head = plain.replace(NUMBERED, '').split(CLAUSE_END)[0] ?? '';
-  const raw = head.split(/\s+/).filter(Boolean);
+  // `please` is courtesy wherever it stands (`add this favicon to the project please`).
+  const raw = head.split(/\s+/).filter((w) => w !== '' && !/^please$/i.test(w));
   // A second imperative run on without `and` (`delete unwanted scripts keep the rest`) starts a
   // clause of its own: the head ends before it.
   // Not after a verb that takes a clause (`make the parser keep …`, `make sure handlers return …`).
@@ -246,9 +247,21 @@ const IMPERATIVE = new Set(
  * other kinds of request, or when too little is left.
  */
 export function requestTitle(conversation: Conversation, max: number): string | undefined {
+  return requested(conversation, Math.min(6, max), false);
+}
+
+/**
+ * {@link requestTitle} at more length and with its articles, for a summary's first sentence:
+ * `making a new task to capture the following work`.
+ */
+export function requestActivity(conversation: Conversation): string | undefined {
+  return requested(conversation, 18, true);
+}
+
+function requested(conversation: Conversation, max: number, articles: boolean): string | undefined {
   const first = firstRequestLine(conversation);
   if (first === undefined) return undefined;
-  const words = compactWords(first.replace(LEAD_IN, '').replace(/^(tell|show|give) me\s+/i, '$1 '), Math.min(6, max));
+  const words = compactWords(first.replace(LEAD_IN, '').replace(/^(tell|show|give) me\s+/i, '$1 '), max, articles);
   // Questions and reports (`what is …`, `I am seeing this error`) are left to the sentence-level titler.
   if (words.length < 2 || !IMPERATIVE.has(words[0]!.text.toLowerCase())) return undefined;
   const title = asActivity(words);

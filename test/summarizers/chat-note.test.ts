@@ -30,6 +30,17 @@ describe('stage 1, askedOf: what was asked', () => {
     });
   });
 
+  it("names the activity in the request's own words, articles kept, when the title is made from the request", () => {
+    const conversation = read(
+      ['USER', 'add this favicon to the project please'],
+      ['ASSISTANT', answer('The favicon is now linked from the layout.', 'Browsers show it in the tab.')],
+    );
+    expect(askedOf(conversation, 'Adding favicon to project')).toMatchObject({
+      kind: 'activity',
+      activity: 'adding this favicon to the project',
+    });
+  });
+
   it("quotes a request that is not an activity in the user's words, noting whether it is a question", () => {
     const conversation = read(
       ['USER', 'I am getting ECONNREFUSED when the API container starts.'],
