@@ -67,8 +67,9 @@ export function askedOf(conversation: Conversation, title: string): Asked | unde
     const fromRequest = title === requestTitle(conversation, 8) ? requestActivity(conversation) : undefined;
     const activity = announced && isActivity(announced) ? announced : (fromRequest ?? title);
     // The request is quoted too when it names what the activity leaves out (`… (“add comments in Arabic”)`).
-    const said = new Set(activity.toLowerCase().split(/[^a-z0-9]+/));
-    const more = request ? [...request.terms].filter((t) => !said.has(t)).length : 0;
+    // A term is said when a word of the activity starts as it does (`add` in `adding`, `continue` in `continuing`).
+    const said = activity.toLowerCase().split(/[^a-z0-9]+/);
+    const more = request ? [...request.terms].filter((t) => !said.some((w) => w.startsWith(t.slice(0, 5)))).length : 0;
     return {
       kind: 'activity',
       activity: lowerFirst(activity),

@@ -35,7 +35,8 @@ describe('stage 1, askedOf: what was asked', () => {
       ['USER', 'add this favicon to the project please'],
       ['ASSISTANT', answer('The favicon is now linked from the layout.', 'Browsers show it in the tab.')],
     );
-    expect(askedOf(conversation, 'Adding favicon to project')).toMatchObject({
+    // The request says nothing the activity does not (`add` is in `adding`): it is not quoted again.
+    expect(askedOf(conversation, 'Adding favicon to project')).toEqual({
       kind: 'activity',
       activity: 'adding this favicon to the project',
     });
