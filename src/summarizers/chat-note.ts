@@ -62,12 +62,14 @@ export function askedOf(conversation: Conversation, title: string): Asked | unde
   const asked = request ? asRequest(request.text) : '';
   if (isActivity(title)) {
     // The assistant's own restatement of the task says it at more length than the title.
-    // Or the request's own imperative, when the title is made from it (`making a new task to capture …`).
+    // Or the request's own imperative, when the title is made from it (`making a new task to capture …`):
+    // the title writer asks for 8 words, as the summary writer does here.
     const announced = announcedActivity(conversation);
     const fromRequest = title === requestTitle(conversation, 8) ? requestActivity(conversation) : undefined;
     const activity = announced && isActivity(announced) ? announced : (fromRequest ?? title);
     // The request is quoted too when it names what the activity leaves out (`… (“add comments in Arabic”)`).
-    // A term is said when a word of the activity starts as it does (`add` in `adding`, `continue` in `continuing`).
+    // A term is said when a word of the activity starts with its first five letters (`add` in
+    // `adding`, `continu` in `continuing`).
     const said = activity.toLowerCase().split(/[^a-z0-9]+/);
     const more = request ? [...request.terms].filter((t) => !said.some((w) => w.startsWith(t.slice(0, 5)))).length : 0;
     return {
@@ -147,17 +149,11 @@ export function renderNote(
   return kept.join(' ');
 }
 
-/** The note of a coding-assistant chat, stage by stage; '' when nothing robust can be said of the request. */
-export function writeChatNote(
-  conversation: Conversation,
-  title: string,
-  speakers: Readonly<Record<Role, string>>,
-  limits: { readonly maxSentences: number; readonly maxLength: number },
-): string {
+/** The note of a coding-assistant chat, stages 1 to 4; undefined when nothing robust can be said of the request. */
+export function composeChatNote(conversation: Conversation, title: string): ChatNote | undefined {
   const asked = askedOf(conversation, title);
-  if (!asked) return '';
-  const note: ChatNote = { asked, outcome: outcomeOf(conversation, topicOf(conversation, title)), open: openOf(conversation) };
-  return renderNote(note, speakers, limits);
+  if (!asked) return undefined;
+  return { asked, outcome: outcomeOf(conversation, topicOf(conversation, title)), open: openOf(conversation) };
 }
 
 /** `text` cut to `max` words, with an ellipsis when cut; quotes and trailing stops out. */

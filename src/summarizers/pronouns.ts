@@ -89,7 +89,8 @@ export function shiftPronouns(tokens: readonly Token[], role: Role, names: Refer
     const subject = !previous || !OBJECT_AFTER.has(previous.pos) || clauseStart;
     const r = replacement(t, role, names, subject);
     if (!r) continue;
-    out[i] = { ...retext(t, r.text), pos: 'PRON' };
+    // A name put in for `you` (`Mark`) is a proper noun, so nothing lower-cases it later.
+    out[i] = /^[A-Z]/.test(r.text) ? { ...retext(t, r.text), pos: 'PROPN', stop: false } : { ...retext(t, r.text), pos: 'PRON' };
     let v = i + 1;
     while (out[v] && (out[v]!.pos === 'ADV' || out[v]!.lower === 'not') && !isBaseVerb(out[v])) v += 1;
     const verb = out[v];

@@ -66,9 +66,9 @@ function inline(line: string): string {
       .replace(/<\/?[a-z][^>]*>/gi, ' ')
       .replace(/(^|\s)i(?=\s|$|[,.!?'])/g, '$1I') // Chat often has a lower-case `i`.
       // `it works.But now …`: a sentence end typed without its space. Only before a word that opens
-      // sentences, so that names with a capital after the dot (`http.Client`) keep it.
+      // sentences and is seldom a member's name (`http.Client`, `time.Now()`, `promise.Then` keep it).
       .replace(
-        /(\b[a-z]{2,})\.(?=(?:But|And|So|Because|The|It|It's|I|I'm|We|You|They|He|She|This|That|What|How|Why|When|Where|There|Then|Yes|No|Now|Please|Thanks)\b)/g,
+        /(\b[a-z]{2,})\.(?=(?:But|And|So|Because|The|I|I'm|We|You|They|He|She|What|How|Why|Where|There|Yes|No|Please|Thanks)\b(?![.(]))/g,
         '$1. ',
       )
       // `Next.js` and `console.log` would end a sentence at the dot; `readSentences` restores it.

@@ -102,9 +102,10 @@ export function requestScore(p: Prepared): number {
   // A pasted log or script line (`Run # Debug: check if GH_TOKEN is set`) is not what anyone asked.
   if (PASTED_LINE.test(s.text)) score -= 4;
   // A label before a colon (`Debug: Check if GH_TOKEN is set`) heads a log or a list, not a request.
-  if (/^[A-Z][a-z]+:\s/.test(s.text)) score -= 2;
+  // Not an error's (`Error: Cannot find module express`), which is what the user asks about.
+  if (/^(?!(?:Error|Warning|Exception|Fatal|Failed|Failure|Traceback|Panic)\b)[A-Z][a-z]+:\s/.test(s.text)) score -= 2;
   return score;
 }
 
-// Shell comments, command substitutions and operators: the marks of a pasted script or CI log line.
-const PASTED_LINE = /(?:^|\s)#\s|\$\(|\$\{|\s(?:&&|\|\|)\s/;
+// Shell comments and substitutions: the marks of a pasted script or CI log line (a request may hold `npm ci && npm test`).
+const PASTED_LINE = /(?:^|\s)#\s|\$\(|\$\{/;

@@ -1,4 +1,4 @@
-import { isAssistantChat, writeChatNote } from './chat-note.js';
+import { composeChatNote, isAssistantChat, renderNote } from './chat-note.js';
 import { article, codeKind, codeNoun } from './code-language.js';
 import type { AnalyzedMessage, Conversation, Role, Sentence } from './conversation.js';
 import { hasGreeting, isThanks } from './courtesy.js';
@@ -58,24 +58,25 @@ export function writeSummary(conversation: Conversation, given: SummaryOptions):
   const names: Referents = {
     user: referent(options.speakers.USER),
     assistant: referent(options.speakers.ASSISTANT),
-    assistantIsPerson: !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
+    // A conversation whose people say their names is between people, whichever side is named.
+    assistantIsPerson: Object.keys(people).length > 0 || !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
   };
   // Chats with a coding assistant get a note of request, outcome and what is open; a well-formed
   // how-to question (`How do I retry …?`) answered in a few plain sentences is still reported as
   // asked and answered. A long answer (plans, headings, narration) is not reported sentence by
   // sentence: its lines come out garbled in reported speech.
   const asked = pickRequest(conversation);
-  const reportedHowTo = asked?.prepared.shape.kind === 'howTo' && answerWords(conversation, asked) < LONG_ANSWER_WORDS;
-  if (!names.assistantIsPerson && isAssistantChat(conversation) && !reportedHowTo) {
-    const title = writeTitle(conversation, { maxWords: 8 });
-    const note = writeChatNote(conversation, title, options.speakers, options);
-    if (note) return note;
+  const howTo = asked?.prepared.shape.kind === 'howTo';
+  if (!names.assistantIsPerson && isAssistantChat(conversation) && !(howTo && answerWords(conversation, asked) < LONG_ANSWER_WORDS)) {
+    const note = composeChatNote(conversation, writeTitle(conversation, { maxWords: 8 }));
+    // A how-to answered in long plain prose, with no outcome to quote, is still retold.
+    if (note && !(howTo && !note.outcome)) return renderNote(note, options.speakers, options);
   }
   const empty = (m: AnalyzedMessage): boolean => m.sentences.length === 0 && m.code.length === 0;
   const onlySystem = conversation.messages.every((m) => m.role === 'SYSTEM' || empty(m));
   const named = (s: Sentence): boolean => s.role in people && introducesSpeaker(s);
   const eligible = (s: Sentence): boolean => !s.courtesy && (s.role !== 'SYSTEM' || onlySystem) && !named(s);
-  const request = pickRequest(conversation);
+  const request = asked;
   const opening = request && eligible(request.prepared.sentence) ? request.prepared.sentence : undefined;
   const budget = Math.max(1, options.maxSentences);
 
@@ -277,13 +278,21 @@ function canJoin(predicate: string): boolean {
 
 /**
  * ` and <second>`, without the second's verb when it repeats the first's (`explained that X and
- * that Y`), and after a comma when the first has an `and` of its own (`said X and Y, and asked Z`).
+ * that Y`; `said X` then `said Y` → `said X and that Y`), and after a comma when the first has a
+ * comma or an `and` of its own (`said X and Y, and asked Z`).
  */
 function joinWith(first: string, second: string): string {
-  const [verb, ...rest] = second.split(' ');
-  const repeated = first.split(' ', 1)[0] === verb && CLAUSE_START.test(rest.join(' '));
-  return `${/\band\b/.test(first) ? ',' : ''} and ${repeated ? rest.join(' ') : second}`;
+  const [verb, ...words] = second.split(' ');
+  const rest = words.join(' ');
+  const repeated = first.split(' ', 1)[0] === verb;
+  let joined = second;
+  if (repeated && CLAUSE_START.test(rest)) joined = rest;
+  else if (repeated && THAT_VERB.test(verb!)) joined = `that ${rest}`;
+  return `${/,|\band\b/.test(first) ? ',' : ''} and ${joined}`;
 }
+
+// Verbs whose object is a `that` clause, which a repeat can carry alone (`said X and that Y`).
+const THAT_VERB = /^(?:said|explained|added|noted|mentioned|confirmed|reported|agreed|admitted|insisted|complained)$/;
 
 function predicateOf(item: Item, conversation: Conversation, request: Request | undefined, names: Referents, withCode: boolean): string {
   const sentence = item.sentence!;

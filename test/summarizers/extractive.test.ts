@@ -501,6 +501,35 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
     expect(title).toMatch(/error/i);
   });
 
+  it('still retells a how-to answered in long plain prose, with no outcome for a note to quote', async () => {
+    const moment = 'Pick a good moment, such as after a successful project, and ask for a meeting instead of bringing it up in passing.';
+    const raise = chat(
+      ['USER', 'How do I ask my boss for a raise?'],
+      [
+        'ASSISTANT',
+        `Start by researching what people in your role earn, so you can name a fair number. ${Array(8).fill(moment).join(' ')} ` +
+          'Practice what you will say, stay calm, and if the answer is no, ask what you would need to do to earn it in six months.',
+      ],
+    );
+    expect(await summarizer.summarize(raise)).toMatch(/^The user asked how to ask their boss for a raise\. The assistant suggested/);
+  });
+
+  it('takes an error label for what the user asks about, not for a heading', async () => {
+    const cause = 'This usually means the module was installed in a different folder than the one you run node from.';
+    const error = chat(
+      ['USER', 'Error: Cannot find module express. I ran npm install already. What is going on?'],
+      ['ASSISTANT', `${Array(10).fill(cause).join(' ')} Run npm ls express in the project folder.`],
+    );
+    expect(await summarizer.title(error)).toMatch(/module express/i);
+  });
+
+  it('says a repeated reporting verb once: `said X and that Y`', async () => {
+    const tired = chat(['USER', 'I am exhausted. I worked twelve hours today.'], ['ASSISTANT', 'You should go to bed early tonight.']);
+    expect(await summarizer.summarize(tired)).toMatch(
+      /^The user said (that )?they are exhausted and that they worked twelve hours today\./,
+    );
+  });
+
   it('does not retell a long plan-like answer to a how-to question sentence by sentence', async () => {
     const steps = Array.from(
       { length: 12 },

@@ -40,6 +40,20 @@ describe('participantNames', () => {
     expect(names('How was the meeting?', 'It went well.')).toEqual({});
   });
 
+  it('takes no assistant, greeting, wish or firm for a person', () => {
+    expect(names('Hi Claude. What is a good name for a puppy?', 'Sunny or Maple.')).toEqual({});
+    expect(names('Is the report ready?', 'I sent it an hour ago. See you tomorrow, Bye!')).toEqual({});
+    expect(names('I just got the job!', 'That is wonderful news, Congratulations!')).toEqual({});
+    expect(names('Hello, this is Paris Hotel.', 'I would like to book a double room.')).toEqual({});
+    expect(names('Netflix. Do you still pay for it?', 'I cancelled it last month.')).toEqual({});
+  });
+
+  it('takes a name from an introduction only when that is all the sentence says', () => {
+    // Named from it, the note would read `Maria said that this is Maria, …`.
+    expect(names('Hi, this is Maria, I am calling about my bill.', 'I see the double charge.')).toEqual({});
+    expect(names('Hi, this is Dan from the garage.', 'Is my car ready?')).toEqual({ USER: 'Dan' });
+  });
+
   it('never gives both sides one name', () => {
     expect(names('Hi, Anna.', 'Hi, Anna.')).toEqual({});
   });
@@ -65,6 +79,19 @@ describe('summaries of conversations between people', () => {
     const summary = await createExtractiveSummarizer({ speakers: { USER: 'The caller', ASSISTANT: 'The parent' } }).summarize(call);
     expect(summary).toMatch(/^The caller /);
     expect(summary).toMatch(/The parent /);
+  });
+
+  it('keep a name put in for `you` capitalized, and give an unnamed side person pronouns', async () => {
+    const party = await createExtractiveSummarizer().summarize([
+      { id: 'm1', role: 'USER', text: 'Hi, Mark. Are you coming to the party tonight?' },
+      { id: 'm2', role: 'ASSISTANT', text: 'Yes, I am bringing my guitar and my sister.' },
+    ]);
+    expect(party).toMatch(/whether Mark is coming to the party tonight/);
+    const support = await createExtractiveSummarizer().summarize([
+      { id: 'm1', role: 'USER', text: 'Hi, this is Dan from the garage.' },
+      { id: 'm2', role: 'ASSISTANT', text: 'I brought my car in on Monday and my brakes still squeak.' },
+    ]);
+    expect(support).not.toMatch(/\bits (car|brakes)\b/);
   });
 
   it("keep a coding assistant's chat in its roles", async () => {

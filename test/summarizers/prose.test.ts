@@ -11,5 +11,7 @@ describe('cleanProse', () => {
   it('keeps the dots of names and identifiers', () => {
     expect(cleanProse('The default http.Client has no timeout.')).toBe(`The default http${DOT}Client has no timeout.`);
     expect(cleanProse('Use Next.js with console.log.')).toBe(`Use Next${DOT}js with console${DOT}log.`);
+    expect(cleanProse('Why does time.Now() change?')).not.toMatch(/time\. Now/);
+    expect(cleanProse('It resolves in promise.Then handlers.')).not.toMatch(/promise\. Then/);
   });
 });
