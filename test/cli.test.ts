@@ -13,14 +13,22 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const CLI = 'adapters/cli/main.ts';
 const children: ChildProcess[] = [];
+// Each CLI runs in a process group of its own (`detached`), killed whole: tsx runs the CLI in a node
+// process of its own, which a SIGKILL to tsx alone would leave running.
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0)) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group has exited already.
+    }
+  }
 });
 
 /** Runs the CLI to its end (bounded); answers its exit code and output. */
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     children.push(child);
     let out = '';
     child.stdout!.on('data', (chunk) => (out += chunk));
@@ -36,7 +44,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 /** Starts `serve`; resolves with the child and its URL once it listens. */
 function serve(args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [CLI, 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, [CLI, 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     children.push(child);
     let out = '';
     const timer = setTimeout(() => reject(new Error(`not listening within 20 s:\n${out}`)), 20_000);
