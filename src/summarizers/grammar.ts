@@ -1,4 +1,4 @@
-import { DETERMINERS, SUBJECT_PRONOUNS, VERBS } from './lexicon.js';
+import { DETERMINERS, HONORIFIC, SUBJECT_PRONOUNS, VERBS } from './lexicon.js';
 import { isNominal, startsPhrase, type Token } from './tokens.js';
 
 /** Word-level tests the sentence parser and the rewriters share. */
@@ -58,7 +58,9 @@ export function isVerbLike(t: Token | undefined): boolean {
 export function nounPhraseEnd(tokens: readonly Token[], start: number): number {
   const first = tokens[start];
   if (!first) return start;
-  if (SUBJECT_PRONOUNS.has(first.lower) && !(DETERMINERS.has(first.lower) && startsPhrase(tokens[start + 1]))) {
+  // `this` before a person's title is the subject itself: `Is this Mrs. Brown?` asks whether this is she.
+  const beforeTitle = /^(this|that)$/.test(first.lower) && HONORIFIC.test(tokens[start + 1]?.lower ?? '');
+  if (SUBJECT_PRONOUNS.has(first.lower) && (beforeTitle || !(DETERMINERS.has(first.lower) && startsPhrase(tokens[start + 1])))) {
     return start + 1;
   }
   let j = start;

@@ -523,6 +523,13 @@ describe('createExtractiveSummarizer: rules kept because people write this way',
     expect(await summarizer.title(error)).toMatch(/module express/i);
   });
 
+  it('reads `Is this Mrs. Brown?` as asking who is there, not about `this Mrs. Brown`', async () => {
+    const call = chat(['USER', 'Is this Mrs. Brown?'], ['ASSISTANT', 'Yes, it is.']);
+    expect(await summarizer.summarize(call)).toMatch(/^The user asked whether this is Mrs\. Brown\./);
+    const app = chat(['USER', 'Is this React app slow on mobile?'], ['ASSISTANT', 'Only on old phones.']);
+    expect(await summarizer.summarize(app)).toMatch(/^The user asked whether this React app is slow on mobile\./);
+  });
+
   it('says a repeated reporting verb once: `said X and that Y`', async () => {
     const tired = chat(['USER', 'I am exhausted. I worked twelve hours today.'], ['ASSISTANT', 'You should go to bed early tonight.']);
     expect(await summarizer.summarize(tired)).toMatch(
