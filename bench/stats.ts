@@ -11,3 +11,19 @@ export function percentile(values: readonly number[], q: number): number {
 export function latencySummary(latencies: number[]): { p50: number; p99: number } {
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
+
+/** What every quality benchmark reports of its outputs: empty titles and summaries, and p50/p95 ms. */
+export function outputFigures(results: readonly { title: string; summary: string; ms: number }[]): {
+  emptyTitles: number;
+  emptySummaries: number;
+  p50: number;
+  p95: number;
+} {
+  const ms = results.map((r) => r.ms);
+  return {
+    emptyTitles: results.filter((r) => r.title.trim() === '').length,
+    emptySummaries: results.filter((r) => r.summary.trim() === '').length,
+    p50: percentile(ms, 0.5),
+    p95: percentile(ms, 0.95),
+  };
+}

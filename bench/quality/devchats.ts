@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { MessageRole } from '../../src/records.js';
-import { mean, percentile } from '../stats.js';
+import { mean, outputFigures } from '../stats.js';
 import { rouge, tokenize } from './rouge.js';
 
 export interface DevChat {
@@ -128,17 +128,8 @@ export function devChatFigures(chats: readonly DevChat[], results: readonly DevC
     titleRatio: title.r1 / baseline.r1,
     summaryShare: 100 * mean(shares),
     openingShare: 100 * mean(openings),
-    emptyTitles: results.filter((r) => r.title.trim() === '').length,
-    emptySummaries: results.filter((r) => r.summary.trim() === '').length,
+    ...outputFigures(results),
     markedSummaries: results.filter((r) => MARKED.test(r.summary)).length,
-    p50: percentile(
-      results.map((r) => r.ms),
-      0.5,
-    ),
-    p95: percentile(
-      results.map((r) => r.ms),
-      0.95,
-    ),
     titleWords: mean(results.map((r) => proseWords(r.title).length)),
     summaryWords: mean(results.map((r) => proseWords(r.summary).length)),
   };

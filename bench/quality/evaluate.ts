@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { createService, isServiceError, type Summarizer } from '../../src/index.js';
 import type { MessageRole } from '../../src/records.js';
-import { mean, percentile } from '../stats.js';
+import { mean, outputFigures } from '../stats.js';
 import { type RougeScores, rouge } from './rouge.js';
 
 export interface Case {
@@ -116,16 +116,7 @@ export function figures(results: readonly CaseResult[]): Figures {
     ...(named ? { lead3Named: named } : {}),
     ratio: lead3.r1 > 0 ? ours.r1 / lead3.r1 : NaN,
     titleR1: 100 * mean(results.map((r) => r.titleRouge1)),
-    emptyTitles: results.filter((r) => r.title.trim() === '').length,
-    emptySummaries: results.filter((r) => r.summary.trim() === '').length,
-    p50: percentile(
-      results.map((r) => r.ms),
-      0.5,
-    ),
-    p95: percentile(
-      results.map((r) => r.ms),
-      0.95,
-    ),
+    ...outputFigures(results),
     summaryWords: mean(results.map((r) => words(r.summary))),
     titleWords: mean(results.map((r) => words(r.title))),
   };

@@ -134,7 +134,7 @@ export const TASK_LABEL: Rule = {
   pattern: /^\W*(?:goal|task|objective|focus)\s*:\s*/i,
   examples: {
     matches: ['Goal: expand “Saved” into a real Research Library.', 'FOCUS: Create staging environment for Chef Chopsky'],
-    passes: ['The goal is to expand the library.', 'Tasks are listed in TODO.md.'],
+    passes: ['The goal is to expand the library.', 'Tasks are listed in the plan file.'],
   },
 };
 

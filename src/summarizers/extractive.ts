@@ -1,7 +1,7 @@
 import type { Summarizer, SummarizerMessage, SummarizerModelInfo } from '../ports.js';
 import { analyzeConversation, type Conversation, type Role } from './conversation.js';
 import { createNlpHolder } from './nlp.js';
-import { writeSummary } from './summary.js';
+import { ASSISTANT_TOOL, writeSummary } from './summary.js';
 import { writeTitle } from './title.js';
 
 /** Version of the extraction rules; bump it when titles or summaries change for the same input. */
@@ -28,9 +28,6 @@ export interface ExtractiveSummarizerOptions {
 
 /** Characters of a conversation the summarizer reads (see fitMessages: what is kept of a longer one). */
 const MAX_INPUT_CHARS = 12_000;
-
-// A name for the ASSISTANT role that is a tool, not a person (as summary.ts reads it too).
-const ASSISTANT_TOOL = /\b(assistant|bot|model|ai|system|copilot)\b/i;
 
 const DEFAULT_SPEAKERS: Readonly<Record<Role, string>> = {
   USER: 'The user',

@@ -27,6 +27,9 @@ export interface SummaryOptions {
   readonly nameParticipants?: boolean;
 }
 
+/** A name for the ASSISTANT role that is a tool, not a person (`The assistant`, `Copilot`). */
+export const ASSISTANT_TOOL = /\b(assistant|bot|model|ai|system|copilot)\b/i;
+
 /** A line of the summary before rendering: a picked sentence, or a message that is only code. */
 interface Item {
   readonly message: number;
@@ -59,7 +62,7 @@ export function writeSummary(conversation: Conversation, given: SummaryOptions):
     user: referent(options.speakers.USER),
     assistant: referent(options.speakers.ASSISTANT),
     // A conversation whose people say their names is between people, whichever side is named.
-    assistantIsPerson: Object.keys(people).length > 0 || !/\b(assistant|bot|model|ai|system|copilot)\b/i.test(options.speakers.ASSISTANT),
+    assistantIsPerson: Object.keys(people).length > 0 || !ASSISTANT_TOOL.test(options.speakers.ASSISTANT),
   };
   // Chats with a coding assistant get a note of request, outcome and what is open; a well-formed
   // how-to question (`How do I retry …?`) answered in a few plain sentences is still reported as
