@@ -18,7 +18,12 @@ export type ErrorCode =
   /** The request lacks the token the service requires (HTTP only). */
   | 'UNAUTHORIZED'
   /** The request body is not JSON (HTTP only). */
-  | 'UNSUPPORTED_MEDIA_TYPE';
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  /**
+   * The disk is full (or over its quota): the write was refused and nothing of it was kept. Reads
+   * go on; writes work again once space is freed.
+   */
+  | 'INSUFFICIENT_STORAGE';
 
 /** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
 export interface InputIssue {
@@ -54,8 +59,9 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ServiceErrorDetails = {},
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 
   /** A plain JSON form, the body of an error answer. */
@@ -71,6 +77,18 @@ export function isServiceError(value: unknown): value is ServiceError {
 
 export const notFound = (resource: string, id: string): ServiceError =>
   new ServiceError('NOT_FOUND', `No ${resource} has the id "${id}".`, { resource, id });
+
+/** Errno codes that mean the disk cannot take more bytes. */
+const NO_SPACE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
+
+/** True when `error` (or what caused it) says the disk is full or over quota. */
+export function isNoSpaceError(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && NO_SPACE_CODES.has(code)) return true;
+  }
+  return false;
+}
 
 export const invalidInput = (message: string, issues: readonly InputIssue[] = []): ServiceError =>
   new ServiceError('INVALID_INPUT', message, { issues });

@@ -13,6 +13,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
+  INSUFFICIENT_STORAGE: 507,
 };
 
 /** Per-route exceptions to the table, set by a route before it calls the service. */

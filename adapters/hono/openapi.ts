@@ -483,6 +483,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   413: 'The request body is larger than the service accepts.',
   415: 'The request body is not `application/json`.',
   422: 'The request is understood but cannot be done now (e.g. no model can run, nothing to summarize, a full conversation).',
+  507: 'The disk is full: nothing of the write was kept; reads go on, and writing works again once space is freed.',
 };
 
 type JsonObject = Record<string, unknown>;
@@ -555,7 +556,7 @@ function operationObject(op: OperationSpec): JsonObject {
     }
     responses['200'] = ok;
   }
-  const statuses = new Set([400, 401, 403, ...(op.method === 'post' ? [413, 415] : []), ...(op.errors ?? [])]);
+  const statuses = new Set([400, 401, 403, ...(op.method === 'post' ? [413, 415, 507] : []), ...(op.errors ?? [])]);
   for (const status of [...statuses].sort((a, b) => a - b)) {
     responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   }

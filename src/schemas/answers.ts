@@ -203,6 +203,7 @@ export const errorAnswerSchema = z.object({
       'PAYLOAD_TOO_LARGE',
       'UNSUPPORTED_MEDIA_TYPE',
       'UNPROCESSABLE',
+      'INSUFFICIENT_STORAGE',
       'INTERNAL',
     ]),
     message: z.string(),

@@ -12,6 +12,11 @@ export interface TinyGgufOptions {
   readonly extraTokens?: number;
   /** Seeds the random weights, so a file is the same on every run. Default 1. */
   readonly seed?: number;
+  /**
+   * `llama.attention.head_count` as written in the header. Default 4. A malformed file says 0, which
+   * trips an assert inside llama.cpp that aborts the process that loads it.
+   */
+  readonly headCount?: number;
 }
 
 // GGUF value types and the tensor type used here (ggml's F32).
@@ -64,7 +69,7 @@ export async function writeTinyGguf(file: string, options: TinyGgufOptions = {})
     ['llama.embedding_length', (w) => w.tag(U32).u32(embd)],
     ['llama.block_count', (w) => w.tag(U32).u32(blocks)],
     ['llama.feed_forward_length', (w) => w.tag(U32).u32(ff)],
-    ['llama.attention.head_count', (w) => w.tag(U32).u32(heads)],
+    ['llama.attention.head_count', (w) => w.tag(U32).u32(options.headCount ?? heads)],
     ['llama.attention.head_count_kv', (w) => w.tag(U32).u32(heads)],
     ['llama.rope.dimension_count', (w) => w.tag(U32).u32(embd / heads)],
     ['llama.attention.layer_norm_rms_epsilon', (w) => w.tag(F32).f32(1e-5)],

@@ -5,10 +5,11 @@
  * elsewhere the test is skipped, saying so.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createJsonFileRepository } from '../../src/index.js';
+import { createHonoRouter } from '../../adapters/hono/index.js';
+import { createJsonFileRepository, createService, isServiceError } from '../../src/index.js';
 import { conversationRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -46,6 +47,9 @@ describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
       }
     }
     expect(String(failure)).toMatch(/no space left|ENOSPC/i);
+    // A full disk is not a bug: it has its own code (507 over HTTP), and says so.
+    expect(isServiceError(failure) && failure.code).toBe('INSUFFICIENT_STORAGE');
+    expect((failure as Error).message).toMatch(/^The disk is full\./);
     expect((await repository.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(acknowledged);
 
     await rm(filler);
@@ -56,5 +60,47 @@ describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
     expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(acknowledged);
     await reopened.close();
+    await rm(path.dirname(file), { recursive: true });
+  });
+
+  it('answers 507 INSUFFICIENT_STORAGE over HTTP while the disk is full, and goes on serving reads', async () => {
+    const dataDir = path.join(mountPoint, 'service');
+    const filler = path.join(mountPoint, 'filler');
+    const service = await createService({ dataDir, logger: { warn: () => undefined } });
+    const router = createHonoRouter(service, { logger: { error: () => undefined } });
+    try {
+      const create = (name: string) =>
+        router.request('/conversations/create', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ type: 'COPILOT', name }),
+        });
+      const first = await create('written before the disk filled');
+      expect(first.status).toBe(200);
+      const { id } = (await first.json()) as { id: string };
+      // Fill what is left of the disk, to the last block.
+      await writeFile(filler, Buffer.alloc(0));
+      for (let size = 512 * 1024; size >= 512; size /= 2) {
+        for (;;) {
+          try {
+            await appendFile(filler, Buffer.alloc(size));
+          } catch {
+            break;
+          }
+        }
+      }
+      // The journal's last page may still hold a few lines: write until the disk refuses (bounded).
+      let refused = await create('x'.repeat(1_000));
+      for (let i = 0; i < 20 && refused.status === 200; i++) refused = await create('x'.repeat(1_000));
+      expect(refused.status).toBe(507);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('INSUFFICIENT_STORAGE');
+      const read = await router.request(`/conversation/${id}`);
+      expect(read.status).toBe(200);
+      expect(((await read.json()) as { name: string }).name).toBe('written before the disk filled');
+      await rm(filler);
+      expect((await create('after the space returned')).status).toBe(200);
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
+import { isNoSpaceError, ServiceError } from '../../errors.js';
 import type { Repository } from '../../ports.js';
 import { COLLECTION_NAMES } from '../../records.js';
 import { Slices } from '../../slices.js';
@@ -214,9 +215,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       } catch (error) {
         // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
         rollBack();
-        throw new Error(`The journal of ${file} could not be written (${(error as Error).message}); nothing of this write was kept.`, {
-          cause: error,
-        });
+        const message = `The journal of ${file} could not be written (${(error as Error).message}); nothing of this write was kept.`;
+        // A full disk is the user's to fix, not a bug: it has a code of its own (507 over HTTP).
+        if (isNoSpaceError(error)) throw new ServiceError('INSUFFICIENT_STORAGE', `The disk is full. ${message}`, {}, { cause: error });
+        throw new Error(message, { cause: error });
       }
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
