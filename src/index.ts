@@ -2,6 +2,7 @@ export { type ErrorCode, type InputIssue, isServiceError, ServiceError, type Ser
 export type * from './inputs.js';
 export { LIMITS } from './limits.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
+export type { DownloadOptions } from './models/download-options.js';
 export { createLocalModelRegistry, type LocalModelRegistryOptions } from './models/local-registry.js';
 export type { ListOptions, ReadOptions } from './operations/context.js';
 export type { ModelDownloadProgress } from './operations/model-lifecycle.js';

@@ -107,6 +107,12 @@ export interface ModelRegistry {
   deleteCache(modelId: string): Promise<void>;
 }
 
+/** A model that failed to load: why, and when (ISO 8601). */
+export interface ModelLoadFailure {
+  readonly reason: string;
+  readonly at: string;
+}
+
 /** One message of a chat with a model, in the OpenAI chat format. */
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant';
@@ -152,6 +158,11 @@ export interface ModelRuntime {
   unload?(model: ModelRecord): Promise<boolean>;
   /** Whether `model` is in memory now. */
   isLoaded?(model: ModelRecord): boolean;
+  /**
+   * Why `model` failed to load, when it did and the runtime will not try again by itself (until
+   * its files change, or `load` is called). Shown in the model's answers as `loadFailure`.
+   */
+  loadFailure?(model: ModelRecord): Promise<ModelLoadFailure | undefined>;
   /** Frees what it holds in memory; answers the ids of the models that were loaded. */
   unloadAll?(): Promise<string[]>;
 }

@@ -17,6 +17,7 @@ import type {
   SeededWorkstreamSummaryInput,
 } from './inputs.js';
 import { LINK_KINDS, type LinkKind } from './links.js';
+import { type DownloadOptions, resolveDownloadOptions } from './models/download-options.js';
 import { createDownloads } from './models/downloads.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
 import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
@@ -88,8 +89,12 @@ export interface ServiceOptions {
   readonly generationTimeoutMs?: number;
   /** Where warnings go (a model that failed and was replaced, say). Default `console`. */
   readonly logger?: { warn(message: string): void };
-  /** The `fetch` model downloads use (tests, proxies). Default: the global one. */
-  readonly fetch?: typeof fetch;
+  /**
+   * How model downloads behave: the free space they leave (`minFreeBytes`), their deadlines
+   * (`stallTimeoutMs`, `stallBytes`, `connectTimeoutMs`) and the addresses they may reach
+   * (`privateAddresses`, `allowedHosts`). See {@link DownloadOptions}.
+   */
+  readonly downloads?: DownloadOptions;
 }
 
 /** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
@@ -170,6 +175,8 @@ export interface Service extends LinkMethods {
 
 /** Creates the service. With `dataDir`, data lives in `dataDir/db.json`; otherwise in memory. */
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
+  // Checked before the data folder is opened: a bad option must not leave it locked.
+  const downloadOptions = resolveDownloadOptions(options.downloads);
   const repository =
     options.repository ??
     (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository());
@@ -193,9 +200,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     generationTimeoutMs: options.generationTimeoutMs ?? 60_000,
     logger: options.logger ?? console,
     cacheRoot,
-    downloads: cacheRoot
-      ? createDownloads({ cacheRoot, onFinished: async () => undefined, ...(options.fetch ? { fetch: options.fetch } : {}) })
-      : undefined,
+    downloads: cacheRoot ? createDownloads({ ...downloadOptions, cacheRoot, logger: options.logger ?? console, now: clock }) : undefined,
   };
 
   const records = <T>(kind: RecordKindName) => ({

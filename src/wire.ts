@@ -151,7 +151,19 @@ export interface Range {
   conversations: ReferenceList;
 }
 
-export type Model = ModelRecord;
+/** A failure the service keeps for a model: why, and when (ISO 8601). */
+export interface ModelFailure {
+  reason: string;
+  at: string;
+}
+
+/**
+ * A model as answered: the record with its live state. Besides the API's fields, two the official
+ * client ignores: `loadFailure`, while the model is marked failed to load (it is not loaded again
+ * until its files change or it is loaded explicitly), and `downloadFailure`, the reason its last
+ * download failed.
+ */
+export type Model = ModelRecord & { loadFailure?: ModelFailure; downloadFailure?: ModelFailure };
 
 /** A snapshot of a collection, or one page of it: `{ iterable: [...] }`. */
 export interface ListOf<T> {

@@ -3,6 +3,7 @@ import type { ServiceOptions } from '../../src/index.js';
 import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
 import type { HttpServerOptions } from '../hono/serve.js';
+import { isLoopbackHost } from '../hono/web-origin.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -15,7 +16,10 @@ const list = (value: string | undefined) =>
 /**
  * The service's options from the environment, as the command and the example server read it:
  * GGUF files in `DATA_DIR/models/<model>/` run in-process (nothing loads until used), and
- * `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `DEFAULT_MODEL` name a server whose models write.
+ * `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `DEFAULT_MODEL` name a server whose models write. When
+ * `HOST` is not a loopback address, model downloads may not reach this machine or its private
+ * network (other machines hold the token, and must not use the service to probe them), except
+ * the hosts of `DOWNLOAD_ALLOWED_HOSTS` (comma-separated names or addresses).
  */
 export function serviceOptionsFrom(env: Environment, dataDir: string): ServiceOptions {
   return {
@@ -27,6 +31,10 @@ export function serviceOptionsFrom(env: Environment, dataDir: string): ServiceOp
         : []),
     ],
     ...(env.DEFAULT_MODEL ? { defaultModel: env.DEFAULT_MODEL } : {}),
+    downloads: {
+      privateAddresses: isLoopbackHost(env.HOST ?? '127.0.0.1') ? 'allow' : 'refuse',
+      ...(env.DOWNLOAD_ALLOWED_HOSTS ? { allowedHosts: list(env.DOWNLOAD_ALLOWED_HOSTS) } : {}),
+    },
   };
 }
 

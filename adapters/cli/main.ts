@@ -34,7 +34,8 @@ async function serve(flags: { port?: string; host?: string; 'data-dir'?: string;
   const dataDir = flags['data-dir'] ?? process.env.DATA_DIR ?? 'data';
   let service;
   try {
-    service = await createService(serviceOptionsFrom(process.env, dataDir));
+    // --host counts as HOST: off loopback, downloads may not reach this machine's network.
+    service = await createService(serviceOptionsFrom(flags.host ? { ...process.env, HOST: flags.host } : process.env, dataDir));
   } catch (error) {
     fail(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
   }
@@ -78,6 +79,17 @@ async function serve(flags: { port?: string; host?: string; 'data-dir'?: string;
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** A model as `GET /models` lists it: the fields the table shows. */
+interface ListedModel {
+  id: string;
+  name: string;
+  loaded?: boolean;
+  downloaded?: boolean;
+  custom?: boolean;
+  loadFailure?: { reason: string; at: string };
+  downloadFailure?: { reason: string; at: string };
+}
+
 async function models(args: string[], url: string): Promise<void> {
   const [command, model] = args;
   const headers: Record<string, string> = process.env.API_TOKEN ? { Authorization: `Bearer ${process.env.API_TOKEN}` } : {};
@@ -90,12 +102,17 @@ async function models(args: string[], url: string): Promise<void> {
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   };
   if (command === 'list') {
-    const { iterable } = (await call('GET', '/models')) as {
-      iterable: { id: string; name: string; loaded?: boolean; downloaded?: boolean; custom?: boolean }[];
-    };
+    const { iterable } = (await call('GET', '/models')) as { iterable: ListedModel[] };
     console.log(['ID', 'NAME', 'CUSTOM', 'DOWNLOADED', 'LOADED'].join('\t'));
-    for (const m of iterable)
-      console.log([m.id, m.name, m.custom ? 'yes' : 'no', m.downloaded ? 'yes' : 'no', m.loaded ? 'yes' : 'no'].join('\t'));
+    for (const m of iterable) {
+      const loaded = m.loadFailure ? 'failed' : m.loaded ? 'yes' : 'no';
+      console.log([m.id, m.name, m.custom ? 'yes' : 'no', m.downloaded ? 'yes' : 'no', loaded].join('\t'));
+    }
+    // Why a model failed, under the table: reasons are sentences, too long for a column.
+    for (const m of iterable) {
+      if (m.loadFailure) console.log(`${m.id} failed to load (${m.loadFailure.at}): ${m.loadFailure.reason}`);
+      if (m.downloadFailure) console.log(`${m.id} failed to download (${m.downloadFailure.at}): ${m.downloadFailure.reason}`);
+    }
     return;
   }
   if (!model) fail(`models ${command ?? ''} needs a model id.\n\n${HELP}`);
@@ -107,15 +124,26 @@ async function models(args: string[], url: string): Promise<void> {
   }
   if (command === 'pull') {
     await call('POST', `/model/${id}/download`);
+    // On a terminal, one line redrawn; into a file or a pipe, a line per change of status or whole percent.
+    const terminal = process.stdout.isTTY === true;
+    let shown = '';
     for (;;) {
-      const { status, percentage } = (await call('GET', `/model/${id}/download/progress`)) as {
+      const { status, percentage, reason } = (await call('GET', `/model/${id}/download/progress`)) as {
         status: string;
         percentage?: number | null;
+        reason?: string;
       };
-      process.stdout.write(`\r${status} ${percentage == null ? '' : `${percentage.toFixed(1)}%`}   `);
-      if (status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELED') {
-        process.stdout.write('\n');
-        if (status !== 'COMPLETED') process.exit(1);
+      const done = status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELED';
+      if (status !== 'FAILED') {
+        const line = percentage == null ? status : `${status} ${terminal ? percentage.toFixed(1) : Math.floor(percentage)}%`;
+        if (terminal) process.stdout.write(`\r${line}   `);
+        else if (line !== shown) process.stdout.write(`${line}\n`);
+        shown = line;
+      }
+      if (done) {
+        if (terminal) process.stdout.write('\n');
+        if (status === 'FAILED') fail(`FAILED: ${reason ?? 'the server gave no reason'}`);
+        if (status === 'CANCELED') process.exit(1);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 500));

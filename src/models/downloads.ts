@@ -1,8 +1,20 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
+import { ServiceError } from '../errors.js';
+import { addressPolicy } from './address-policy.js';
 import { cacheFolderOf } from './cache-folder.js';
+import { type AnswerPlan, checkAnswer } from './download-answer.js';
+import { asDownloadFailure, bytesText, DownloadFailure, mibText } from './download-failure.js';
+import { type DownloadOptions, resolveDownloadOptions } from './download-options.js';
+import { requestFile } from './download-request.js';
+import { freeBytes } from './free-space.js';
+import { isRealFolder, openPartial, PARTIAL_SUFFIX, partialBytes, prepareFolder, preparePartial } from './partial-file.js';
+import { receiveBody } from './receive-body.js';
+
+export { PARTIAL_SUFFIX } from './partial-file.js';
 
 /** Where a model's file comes from: its `unique`, an http(s) URL, with an optional `#sha256=<hex>`. */
 export interface DownloadSource {
@@ -22,12 +34,27 @@ export interface DownloadState {
   readonly status: DownloadStatus;
   /** 0–100, when the size is known. */
   readonly percentage: number | null;
-  /** Why it failed. */
-  readonly error?: string;
+  /** Why it failed (FAILED only); starts with one of {@link DownloadFailure}'s stable phrases. */
+  readonly reason?: string;
 }
 
-/** The suffix of a file being downloaded: never loaded, kept to resume from. */
-export const PARTIAL_SUFFIX = '.partial';
+/** The last failure of a model's download in this process. */
+export interface DownloadFailureNote {
+  /** Why, starting with a stable phrase (`disk full`, `stalled`, …). */
+  readonly reason: string;
+  /** When, as an ISO time. */
+  readonly at: string;
+}
+
+/** What {@link createDownloads} needs besides the {@link DownloadOptions}. */
+export interface DownloadsSetup extends DownloadOptions {
+  /** The folder of the models' cache folders (`DATA_DIR/models`). */
+  readonly cacheRoot: string;
+  /** Where each failure is reported, once. */
+  readonly logger: { warn(message: string): void };
+  /** The clock of the failures' times. Default `() => new Date()`. */
+  readonly now?: () => Date;
+}
 
 /**
  * The download source a model's `unique` names, if it is an http(s) URL (`#sha256=<64 hex>` in its
@@ -53,67 +80,102 @@ export async function hasDownloadedFile(cacheRoot: string, modelId: string): Pro
 interface Job {
   state: DownloadState;
   readonly controller: AbortController;
-  readonly done: Promise<void>;
+  done: Promise<void>;
 }
 
 /**
  * Downloads model files into their cache folders, in the background: one job per model however
- * many callers ask; progress to poll; a cut download resumes from its partial file (HTTP `Range`),
- * in this process or the next; the size and checksum are checked before the file counts; a
- * cancel removes the partial file.
+ * many callers ask; progress to poll. The declared size, the server's `Content-Length`, a free-space
+ * reserve, a stall deadline and (optionally) an address policy are enforced while the bytes arrive;
+ * a cut download resumes from its partial file (a checked `Range` request), in this process or the
+ * next; the checksum is checked before the file counts. Every failure has a reason, logged once.
  */
-export function createDownloads(options: {
-  cacheRoot: string;
-  fetch?: typeof fetch;
-  onFinished(modelId: string, ok: boolean): Promise<void>;
-}) {
+export function createDownloads(setup: DownloadsSetup) {
+  const options = resolveDownloadOptions(setup);
+  const policy = addressPolicy(options.privateAddresses, options.allowedHosts);
+  const now = setup.now ?? (() => new Date());
   const jobs = new Map<string, Job>();
-  const doFetch = options.fetch ?? fetch;
+  const failures = new Map<string, DownloadFailureNote>();
 
-  async function run(modelId: string, source: DownloadSource, job: { state: DownloadState; controller: AbortController }): Promise<void> {
-    const folder = cacheFolderOf(options.cacheRoot, modelId);
-    const final = path.join(folder, source.fileName);
-    const partial = `${final}${PARTIAL_SUFFIX}`;
-    await mkdir(folder, { recursive: true, mode: 0o700 });
-    const have = await stat(partial).then(
-      (s) => s.size,
-      () => 0,
-    );
-    const response = await doFetch(source.url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: job.controller.signal });
-    if (!response.ok || !response.body) throw new Error(`The download source answered ${response.status}.`);
-    // 206: the server resumes where the partial file ends; 200: it sends the whole file again.
-    const resumed = response.status === 206 && have > 0;
-    const offset = resumed ? have : 0;
-    const length = Number(response.headers.get('content-length'));
-    const total = source.bytes ?? (Number.isFinite(length) && length > 0 ? offset + length : undefined);
-    let received = offset;
-    const progress = () => (job.state = { status: 'IN-PROGRESS', percentage: total ? Math.min(100, (received / total) * 100) : null });
-    progress();
-    const handle = await open(partial, resumed ? 'a' : 'w', 0o600);
+  /** Why `needed` more bytes do not fit in `folder` while keeping the reserve, or undefined when they do. */
+  async function shortfall(folder: string, needed: number): Promise<string | undefined> {
+    const free = await freeBytes(folder);
+    if (free - needed >= options.minFreeBytes) return undefined;
+    const keeps = `downloads leave ${mibText(options.minFreeBytes)} free (minFreeBytes)`;
+    return needed > 0
+      ? `the file needs ${mibText(needed)} more; the disk has ${mibText(free)} free, and ${keeps}`
+      : `the disk has ${mibText(free)} free, and ${keeps}`;
+  }
+
+  async function run(modelId: string, source: DownloadSource, job: Job): Promise<void> {
+    const folder = cacheFolderOf(setup.cacheRoot, modelId);
+    const partial = path.join(folder, source.fileName) + PARTIAL_SUFFIX;
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        let written = 0;
-        while (written < chunk.byteLength) written += (await handle.write(chunk, written)).bytesWritten;
-        received += chunk.byteLength;
-        progress();
+      await prepareFolder(folder);
+      let have = await preparePartial(partial);
+      // More bytes than the whole file: the partial file is wrong, start over.
+      if (source.bytes !== undefined && have > source.bytes) have = 0;
+      // A resume the server does not answer as asked is asked again once, for the whole file:
+      // `checkAnswer` answers 'restart' only when `from` > 0, so this loops at most twice.
+      for (let from = have; ; from = 0) {
+        const response = await requestFile({
+          url: source.url,
+          from,
+          policy,
+          connectTimeoutMs: options.connectTimeoutMs,
+          signal: job.controller.signal,
+        });
+        try {
+          const plan = checkAnswer(response, from, source.bytes);
+          if (plan === 'restart') continue;
+          await receive(response, plan);
+          break;
+        } finally {
+          response.destroy();
+        }
       }
-      await handle.sync();
-    } finally {
-      await handle.close();
+    } catch (error) {
+      const failure = asDownloadFailure(error);
+      // Its bytes are wrong, or the disk needs its room. (Never through a linked folder.)
+      if (!failure.keepPartial && !job.controller.signal.aborted && (await isRealFolder(folder))) await rm(partial, { force: true });
+      throw failure;
     }
-    if (total !== undefined && received < total) {
-      // Cut short (the connection dropped): the partial file stays, to resume from.
-      throw new Error(`The download stopped at ${received} of ${total} bytes; asking again resumes it.`);
+
+    async function receive(response: IncomingMessage, plan: AnswerPlan): Promise<void> {
+      const total = source.bytes ?? plan.total;
+      const checkRoom = async (needed: number) => {
+        const missing = await shortfall(folder, needed);
+        if (missing) throw new DownloadFailure(`disk full: ${missing}`, false);
+      };
+      await checkRoom(total === undefined ? 0 : total - plan.offset);
+      const handle = await openPartial(partial, plan.offset > 0);
+      let received = plan.offset;
+      job.state = progress(received, total);
+      try {
+        received = await receiveBody(response, handle, received, {
+          declared: source.bytes,
+          stallBytes: options.stallBytes,
+          stallTimeoutMs: options.stallTimeoutMs,
+          signal: job.controller.signal,
+          checkRoom: () => checkRoom(0),
+          onProgress: (size) => (job.state = progress(size, total)),
+        });
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      if (total !== undefined && received < total) {
+        const why = `connection lost: the server stopped at ${bytesText(received)} of ${bytesText(total)}; asking again resumes`;
+        throw new DownloadFailure(why, true);
+      }
+      if (source.sha256) {
+        const actual = await sha256Of(partial);
+        if (actual !== source.sha256) {
+          throw new DownloadFailure(`checksum mismatch: the file's sha256 is ${actual}, not ${source.sha256}`, false);
+        }
+      }
+      await rename(partial, path.join(folder, source.fileName));
     }
-    if (source.bytes !== undefined && received !== source.bytes) {
-      await rm(partial, { force: true });
-      throw new Error(`The download has ${received} bytes; the model says ${source.bytes}.`);
-    }
-    if (source.sha256 && (await sha256Of(partial)) !== source.sha256) {
-      await rm(partial, { force: true });
-      throw new Error(`The downloaded file's sha256 is not ${source.sha256}.`);
-    }
-    await rename(partial, final);
   }
 
   const isRunning = (modelId: string): boolean => {
@@ -122,21 +184,40 @@ export function createDownloads(options: {
   };
 
   return {
-    /** Starts (or joins) the download of `modelId` from `source`; resolves at once. */
-    start(modelId: string, source: DownloadSource): DownloadState {
-      const current = jobs.get(modelId);
-      if (current && isRunning(modelId)) return current.state;
+    /**
+     * Starts (or joins) the download of `modelId` from `source`, and resolves once it runs in the
+     * background. A declared size (`source.bytes`) that does not fit on the disk while leaving
+     * `minFreeBytes` free is refused at once: ServiceError INSUFFICIENT_STORAGE, nothing written.
+     */
+    async start(modelId: string, source: DownloadSource): Promise<DownloadState> {
+      if (isRunning(modelId)) return jobs.get(modelId)!.state;
+      if (source.bytes !== undefined) {
+        const folder = cacheFolderOf(setup.cacheRoot, modelId);
+        const have = (await isRealFolder(folder)) ? await partialBytes(path.join(folder, source.fileName) + PARTIAL_SUFFIX) : 0;
+        const missing = await shortfall(folder, Math.max(0, source.bytes - have));
+        if (missing) {
+          throw new ServiceError('INSUFFICIENT_STORAGE', `Not enough disk space to download model "${modelId}": ${missing}.`, {
+            resource: 'model',
+            id: modelId,
+          });
+        }
+        // Another caller may have started it while the disk was measured.
+        if (isRunning(modelId)) return jobs.get(modelId)!.state;
+      }
+      failures.delete(modelId);
       const controller = new AbortController();
-      const job = { state: { status: 'INITIALIZED', percentage: 0 } as DownloadState, controller } as Job;
-      (job as { done: Promise<void> }).done = run(modelId, source, job).then(
-        async () => {
+      const job: Job = { state: { status: 'INITIALIZED', percentage: 0 }, controller, done: Promise.resolve() };
+      job.done = run(modelId, source, job).then(
+        () => {
           job.state = { status: 'COMPLETED', percentage: 100 };
-          await options.onFinished(modelId, true);
+          failures.delete(modelId);
         },
-        async (error: unknown) => {
+        (error: unknown) => {
           if (controller.signal.aborted) return;
-          job.state = { status: 'FAILED', percentage: job.state.percentage, error: (error as Error).message };
-          await options.onFinished(modelId, false);
+          const reason = asDownloadFailure(error).message;
+          job.state = { status: 'FAILED', percentage: job.state.percentage, reason };
+          failures.set(modelId, { reason, at: now().toISOString() });
+          setup.logger.warn(`The download of model "${modelId}" failed: ${reason}`);
         },
       );
       jobs.set(modelId, job);
@@ -146,17 +227,27 @@ export function createDownloads(options: {
     state(modelId: string): DownloadState | undefined {
       return jobs.get(modelId)?.state;
     },
+    /**
+     * The last failure of a download of `modelId` in this process: why and when. Cleared when a new
+     * download of it starts, completes, or is cancelled.
+     */
+    failure(modelId: string): DownloadFailureNote | undefined {
+      return failures.get(modelId);
+    },
     isRunning,
     /** Stops the download of `modelId` and removes its partial file. */
     async cancel(modelId: string): Promise<void> {
       const job = jobs.get(modelId);
       if (job && isRunning(modelId)) {
         job.controller.abort();
-        await job.done.catch(() => undefined);
+        await job.done;
       }
       if (job) job.state = { status: 'CANCELED', percentage: null };
-      const folder = cacheFolderOf(options.cacheRoot, modelId);
-      for (const name of await readdir(folder).catch(() => [] as string[])) {
+      failures.delete(modelId);
+      const folder = cacheFolderOf(setup.cacheRoot, modelId);
+      // Never through a link planted in place of the folder.
+      if (!(await isRealFolder(folder))) return;
+      for (const name of await readdir(folder)) {
         if (name.endsWith(PARTIAL_SUFFIX)) await rm(path.join(folder, name), { force: true });
       }
     },
@@ -167,12 +258,18 @@ export function createDownloads(options: {
     /** Stops every download, keeping the partial files to resume from. */
     async close(): Promise<void> {
       for (const job of jobs.values()) job.controller.abort();
-      await Promise.all([...jobs.values()].map((job) => job.done.catch(() => undefined)));
+      await Promise.all([...jobs.values()].map((job) => job.done));
     },
   };
 }
 
 export type Downloads = ReturnType<typeof createDownloads>;
+
+/** The state of a download under way: a percentage when the size is known. */
+const progress = (received: number, total: number | undefined): DownloadState => ({
+  status: 'IN-PROGRESS',
+  percentage: total ? Math.min(100, (received / total) * 100) : null,
+});
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');

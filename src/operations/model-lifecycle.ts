@@ -7,10 +7,12 @@ import { parseInput } from '../validate.js';
 import type { Model } from '../wire.js';
 import { type OperationContext, parseId } from './context.js';
 
-/** The API's ModelDownloadProgress. */
+/** The API's ModelDownloadProgress, with `reason` besides: why a FAILED download failed (clients ignore it). */
 export interface ModelDownloadProgress {
   status: DownloadStatus;
   percentage: number | null;
+  /** Why it failed (FAILED only), starting with a stable phrase: `disk full`, `stalled`, `server answered 404`, … */
+  reason?: string;
 }
 
 /** Where a model comes from: shipped with the service, offered by a runtime, or created. */
@@ -46,14 +48,16 @@ export async function runtimeFor(ctx: OperationContext, model: ModelRecord): Pro
  * A custom model with its real state: `downloaded` when its cache folder holds its file or a
  * runtime offers it, `downloading` while a download runs, `loaded` when a runtime holds it.
  */
-export async function withLiveState(ctx: OperationContext, model: ModelRecord): Promise<ModelRecord> {
+export async function withLiveState(ctx: OperationContext, model: ModelRecord): Promise<Model> {
   const runtime = await runtimeFor(ctx, model);
   const hasFile = ctx.cacheRoot ? await hasDownloadedFile(ctx.cacheRoot, model.id) : false;
+  const loadFailure = await runtime?.loadFailure?.(model);
   return {
     ...model,
     downloaded: hasFile || (runtime !== undefined && downloadSourceOrNone(model) === undefined),
     downloading: ctx.downloads?.isRunning(model.id) ?? false,
     loaded: runtime?.isLoaded?.(model) ?? false,
+    ...(loadFailure ? { loadFailure: { ...loadFailure } } : {}),
   };
 }
 
@@ -92,7 +96,13 @@ export async function loadModel(ctx: OperationContext, modelId: string): Promise
   try {
     await runtime.load?.(model);
   } catch (error) {
-    throw unprocessable(model.id, `Model "${model.id}" cannot be loaded: ${(error as Error).message}`);
+    // A malformed model file names the field at fault.
+    const field = (error as { field?: unknown }).field;
+    throw new ServiceError('UNPROCESSABLE', `Model "${model.id}" cannot be loaded: ${(error as Error).message}`, {
+      resource: 'model',
+      id: model.id,
+      ...(typeof field === 'string' ? { issues: [{ path: [field], message: (error as Error).message }] } : {}),
+    });
   }
   return getModel(ctx, model.id);
 }
@@ -109,7 +119,8 @@ export async function unloadModel(ctx: OperationContext, modelId: string): Promi
  * Starts downloading a model's file into its cache folder, in the background (poll
  * {@link downloadProgress}). The source is the model's `unique` when it is an http(s) URL, with an
  * optional `#sha256=<hex>`; `bytes.value`, when set, is the size the file must have. Asking again
- * while it runs joins the same download; asking after an interruption resumes it.
+ * while it runs joins the same download; asking after an interruption resumes it. A declared size
+ * the disk cannot hold (keeping the `minFreeBytes` reserve) is INSUFFICIENT_STORAGE, at once.
  */
 export async function downloadModel(ctx: OperationContext, modelId: string): Promise<Model> {
   const { model } = await findModel(ctx, parseId(modelId, 'model id'));
@@ -127,7 +138,7 @@ export async function downloadModel(ctx: OperationContext, modelId: string): Pro
   if (!source) {
     throw unprocessable(model.id, `Model "${model.id}" has no download source: its \`unique\` is not an http(s) URL of a model file.`);
   }
-  if (!(await hasDownloadedFile(ctx.cacheRoot, model.id))) ctx.downloads.start(model.id, source);
+  if (!(await hasDownloadedFile(ctx.cacheRoot, model.id))) await ctx.downloads.start(model.id, source);
   return getModel(ctx, model.id);
 }
 
@@ -142,7 +153,9 @@ export async function cancelDownload(ctx: OperationContext, modelId: string): Pr
 export async function downloadProgress(ctx: OperationContext, modelId: string): Promise<ModelDownloadProgress> {
   const { model } = await findModel(ctx, parseId(modelId, 'model id'));
   const state = ctx.downloads?.state(model.id);
-  if (state && state.status !== 'COMPLETED') return { status: state.status, percentage: state.percentage };
+  if (state && state.status !== 'COMPLETED') {
+    return { status: state.status, percentage: state.percentage, ...(state.reason ? { reason: state.reason } : {}) };
+  }
   const done = state?.status === 'COMPLETED' || (ctx.cacheRoot !== undefined && (await hasDownloadedFile(ctx.cacheRoot, model.id)));
   return done ? { status: 'COMPLETED', percentage: 100 } : { status: 'UNKNOWN', percentage: null };
 }

@@ -139,6 +139,8 @@ export const rangeAnswerSchema = z.looseObject({
 
 const byteDescriptor = z.looseObject({ value: z.number(), readable: z.string() });
 
+const failureSchema = z.object({ reason: z.string(), at: z.string().describe('ISO 8601') });
+
 export const modelAnswerSchema = z.looseObject({
   id: z.string(),
   version: z.string(),
@@ -162,6 +164,10 @@ export const modelAnswerSchema = z.looseObject({
   maxTokens: free.optional(),
   custom: z.boolean().optional(),
   capabilities: free.optional(),
+  loadFailure: failureSchema
+    .optional()
+    .describe('Set while the model is marked failed to load: it is not loaded again until its files change or it is loaded explicitly.'),
+  downloadFailure: failureSchema.optional().describe("Why the model's last download failed."),
 });
 
 /** A snapshot of a collection, or one page of it (`next` when there is more). */
@@ -189,6 +195,8 @@ export const modelDeleteCacheOutputSchema = z.looseObject({ model: ref });
 export const modelDownloadProgressSchema = z.looseObject({
   status: z.enum(['UNKNOWN', 'INITIALIZED', 'IN-PROGRESS', 'COMPLETED', 'FAILED', 'CANCELED']),
   percentage: z.number().nullable(),
+  /** Why a FAILED download failed; an addition of this service, which the official client ignores. */
+  reason: z.string().optional(),
 });
 
 /** Every refusal and failure: `{ "error": { code, message, ... } }`. */

@@ -17,6 +17,12 @@ export interface TinyGgufOptions {
    * trips an assert inside llama.cpp that aborts the process that loads it.
    */
   readonly headCount?: number;
+  /**
+   * ggml tensor types by tensor name (default F32, 0, for all). I32 (26) token embeddings are the
+   * right size, so every header check passes, but no backend computes with them: llama.cpp then
+   * aborts the process on a native assert when it makes the model's context.
+   */
+  readonly tensorTypes?: Readonly<Record<string, number>>;
 }
 
 // GGUF value types and the tensor type used here (ggml's F32).
@@ -111,7 +117,7 @@ export async function writeTinyGguf(file: string, options: TinyGgufOptions = {})
   for (const [name, dims] of tensors) {
     out.str(name).u32(dims.length);
     for (const dim of dims) out.u64(dim);
-    out.u32(GGML_F32).u64(offset);
+    out.u32(options.tensorTypes?.[name] ?? GGML_F32).u64(offset);
     offset += align(4 * dims.reduce((a, b) => a * b, 1));
   }
   out.pad();

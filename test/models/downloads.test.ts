@@ -59,7 +59,8 @@ afterEach(async () => {
 async function setUp(unique?: (url: string) => string) {
   const files = await startFileServer();
   const dataDir = await tempDir();
-  const service = await createService({ dataDir, logger: { warn: () => undefined } });
+  // No free-space reserve: these tests are not about the machine's disk (downloads-full-disk is).
+  const service = await createService({ dataDir, logger: { warn: () => undefined }, downloads: { minFreeBytes: 0 } });
   cleanups.push(files.close, () => service.close());
   const model = await service.createModel(
     seededModel({
@@ -73,7 +74,7 @@ async function setUp(unique?: (url: string) => string) {
 
 /** Polls the progress until `done` says so, within 10 s; answers every status seen. */
 async function pollUntil(service: Service, id: string, done: (status: string) => boolean) {
-  const seen: { status: string; percentage: number | null }[] = [];
+  const seen: { status: string; percentage: number | null; reason?: string }[] = [];
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const progress = await service.modelDownloadProgress(id);
@@ -105,7 +106,10 @@ describe('downloads', () => {
     files.behaviour.delayMs = 2;
     files.behaviour.cutAfter = 128 * 1024;
     await service.downloadModel(model.id);
-    expect((await pollUntil(service, model.id, finished)).at(-1)?.status).toBe('FAILED');
+    expect((await pollUntil(service, model.id, finished)).at(-1)).toMatchObject({
+      status: 'FAILED',
+      reason: expect.stringMatching(/^connection lost.*asking again resumes$/),
+    });
     expect(await readdir(folder)).toEqual(['tiny-model.gguf.partial']);
     await service.downloadModel(model.id);
     expect((await pollUntil(service, model.id, finished)).at(-1)?.status).toBe('COMPLETED');
@@ -120,7 +124,7 @@ describe('downloads', () => {
     await service.downloadModel(model.id);
     await pollUntil(service, model.id, finished);
     await service.close();
-    const again = await createService({ dataDir, logger: { warn: () => undefined } });
+    const again = await createService({ dataDir, logger: { warn: () => undefined }, downloads: { minFreeBytes: 0 } });
     cleanups.push(() => again.close());
     await again.downloadModel(model.id);
     expect((await pollUntil(again, model.id, finished)).at(-1)?.status).toBe('COMPLETED');
@@ -131,7 +135,10 @@ describe('downloads', () => {
   it('refuses a file whose checksum is wrong, and keeps nothing of it', async () => {
     const { service, model, folder } = await setUp((url) => `${url}#sha256=${'0'.repeat(64)}`);
     await service.downloadModel(model.id);
-    expect((await pollUntil(service, model.id, finished)).at(-1)?.status).toBe('FAILED');
+    expect((await pollUntil(service, model.id, finished)).at(-1)).toMatchObject({
+      status: 'FAILED',
+      reason: `checksum mismatch: the file's sha256 is ${SHA256}, not ${'0'.repeat(64)}`,
+    });
     expect(await readdir(folder)).toEqual([]);
     expect(await service.getModel(model.id)).toMatchObject({ downloaded: false });
   });

@@ -5,6 +5,7 @@
  * error without node-llama-cpp, and a rename through the service. When node-llama-cpp's prebuilt
  * binary cannot load on this machine, the tests that need it are skipped with the reason printed.
  */
+import { spawn } from 'node:child_process';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import type { ModelRecord } from '../../src/records.js';
 import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/runtimes/llama-cpp.js';
 import { createModelPool } from '../../src/runtimes/model-pool.js';
 import { rssMiB } from '../helpers/memory.js';
+import { childProcessIds, isRunning, rssMiBOf } from '../helpers/processes.js';
 import { said, seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { type TinyGgufOptions, writeTinyGguf } from '../helpers/tiny-gguf.js';
@@ -104,10 +106,8 @@ describe('without a model running', () => {
   });
 
   it('without node-llama-cpp, still accepts the model, and using it says how to install node-llama-cpp', async () => {
-    const missing = Object.assign(new Error("Cannot find package 'node-llama-cpp' imported from runtime"), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    });
-    const llama = runtime({ importLlama: () => Promise.reject(missing) });
+    // The runner imports this module instead of node-llama-cpp: as on a machine without it.
+    const llama = runtime({ llamaModule: 'node-llama-cpp-not-installed' });
     const model = await modelWithGguf('no-library');
     expect(await llama.accepts(model)).toBe(true);
     await expect(llama.chat(model, ask, chatOptions())).rejects.toThrow(/npm install node-llama-cpp/);
@@ -186,16 +186,12 @@ describe('the memory policy, with fake models', () => {
 });
 
 describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
-  it('loads, generates within maxTokens through the chat template, unloads, and gives the memory back', async () => {
+  it('loads the model in a runner process of its own, generates within maxTokens through the chat template, and unloading ends the runner', async () => {
     const llama = runtime();
-    // Warm up on a small model, so the library and its backend are not counted as the model's memory.
-    const small = await modelWithGguf('warm-up');
-    await llama.chat(small, ask, chatOptions());
-    await llama.unload!(small);
-
     // Heavier (36 MB of weights, a 16k vocabulary): its memory stands out of the noise.
     const model = await modelWithGguf('heavy', { embedding: 256, extraTokens: 16_000 });
     const before = rssMiB();
+    const childrenBefore = new Set(childProcessIds());
     const started = performance.now();
     await llama.load!(model);
     const loadMs = performance.now() - started;
@@ -204,18 +200,21 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
     const answer = await llama.chat(model, ask, chatOptions(12));
     expect(typeof answer).toBe('string');
     expect(answer.length).toBeLessThanOrEqual(12 * LONGEST_TOKEN_CHARS);
-    const loaded = rssMiB();
+    const runners = childProcessIds().filter((pid) => !childrenBefore.has(pid));
+    expect(runners).toHaveLength(1);
+    const runnerRss = rssMiBOf(runners[0]!)!;
+    const service = rssMiB();
     expect(await llama.unload!(model)).toBe(true);
     expect(llama.isLoaded!(model)).toBe(false);
-    const after = rssMiB();
     console.log(
-      `llama-cpp memory (RSS, MiB): before load ${before.toFixed(1)}, loaded ${loaded.toFixed(1)} (+${(loaded - before).toFixed(1)}), ` +
-        `after unload ${after.toFixed(1)} (${(loaded - after).toFixed(1)} given back); load ${loadMs.toFixed(0)} ms; answer ${JSON.stringify(answer)}`,
+      `llama-cpp memory (RSS, MiB): the runner holding the model ${runnerRss.toFixed(1)}; this process ${before.toFixed(1)} before the load, ` +
+        `${service.toFixed(1)} with the model loaded (${(service - before).toFixed(1)}); load ${loadMs.toFixed(0)} ms; answer ${JSON.stringify(answer)}`,
     );
-    // What unloading gives back is the model's memory, measured where it is held. The rise at load
-    // is logged, not checked: the process may return other freed memory (the 36 MB file buffer it
-    // just wrote) to the system meanwhile, so that rise can even read negative on a busy machine.
-    expect(loaded - after).toBeGreaterThan(10);
+    // The runner holds the model's 36 MB of weights (and node-llama-cpp); this process holds neither.
+    expect(runnerRss).toBeGreaterThan(36);
+    // Unloading ends the runner: every byte it held goes back to the system.
+    expect(rssMiBOf(runners[0]!)).toBeUndefined();
+    expect(childProcessIds()).not.toContain(runners[0]);
     // Unloading what is not loaded is not an error.
     expect(await llama.unload!(model)).toBe(false);
   });
@@ -303,6 +302,34 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
     const answer = await llama.chat(model, [ask[0]!, { role: 'user', content: long }], chatOptions());
     expect(typeof answer).toBe('string');
     expect(llama.contextTokens!(model)).toBe(256);
+  });
+
+  it('does not keep a script alive: one that used a model and returns exits at once, and its runner ends with it', async () => {
+    const script = path.join(import.meta.dirname, 'fixtures', 'use-model-and-exit.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', script, await tempDir('cms-llama-exit-')], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    // The keep-alive is 5 minutes: a script held by its idle runner would still be running at 30 s.
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`still running after 30 s:\n${out}`));
+      }, 30_000);
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code, out).toBe(0);
+    const runner = Number(/^runner (\d+)$/m.exec(out)?.[1]);
+    expect(runner, out).toBeGreaterThan(0);
+    // It ends when its channel to the script closes (bounded wait).
+    for (let i = 0; i < 100 && isRunning(runner); i++) await sleep(50);
+    expect(isRunning(runner), `runner ${runner} still running; the script printed:\n${out}`).toBe(false);
   });
 
   it('renames through the service with a custom model whose GGUF is in its cache folder', async () => {
