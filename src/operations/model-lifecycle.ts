@@ -52,12 +52,14 @@ export async function withLiveState(ctx: OperationContext, model: ModelRecord): 
   const runtime = await runtimeFor(ctx, model);
   const hasFile = ctx.cacheRoot ? await hasDownloadedFile(ctx.cacheRoot, model.id) : false;
   const loadFailure = await runtime?.loadFailure?.(model);
+  const downloadFailure = ctx.downloads?.failure(model.id);
   return {
     ...model,
     downloaded: hasFile || (runtime !== undefined && downloadSourceOrNone(model) === undefined),
     downloading: ctx.downloads?.isRunning(model.id) ?? false,
     loaded: runtime?.isLoaded?.(model) ?? false,
     ...(loadFailure ? { loadFailure: { ...loadFailure } } : {}),
+    ...(downloadFailure ? { downloadFailure: { ...downloadFailure } } : {}),
   };
 }
 

@@ -132,7 +132,13 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
     }
   }
 
-  async function generate(model: ModelRecord, handle: RunnerHandle, messages: readonly ChatMessage[], chat: ChatOptions, signal: AbortSignal) {
+  async function generate(
+    model: ModelRecord,
+    handle: RunnerHandle,
+    messages: readonly ChatMessage[],
+    chat: ChatOptions,
+    signal: AbortSignal,
+  ) {
     try {
       return await handle.runner.call({ method: 'chat', messages, maxTokens: chat.maxTokens }, signal);
     } catch (error) {

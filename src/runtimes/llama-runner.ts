@@ -4,8 +4,9 @@
  * llama.cpp aborts the whole process that hit it: here that ends this runner, and the service
  * reports it. Started by `runner-process.ts`; it exits when the service goes away.
  */
-import type { RunnerCall, RunnerReply, RunnerRequest } from './runner-protocol.js';
+
 import { type LlamaEngine, LlamaLibraryError, type LoadedLlamaModel, startLlamaEngine } from './llama-engine.js';
+import type { RunnerCall, RunnerReply, RunnerRequest } from './runner-protocol.js';
 
 if (!process.send) {
   console.error('This is the runner of a GGUF model: the service starts it, with an IPC channel.');
@@ -29,7 +30,12 @@ async function answer(request: RunnerCall & { id: number }): Promise<void> {
   try {
     reply = { id: request.id, ok: true, value: await run(request, controller.signal) };
   } catch (error) {
-    reply = { id: request.id, ok: false, message: (error as Error).message, ...(error instanceof LlamaLibraryError ? { library: true } : {}) };
+    reply = {
+      id: request.id,
+      ok: false,
+      message: (error as Error).message,
+      ...(error instanceof LlamaLibraryError ? { library: true } : {}),
+    };
   } finally {
     calls.delete(request.id);
   }

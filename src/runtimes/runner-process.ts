@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Socket } from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunnerCall, RunnerReply, RunnerRequest, RunnerResults } from './runner-protocol.js';
 
@@ -63,10 +63,14 @@ export function startRunner(): Runner {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   // An idle runner must not keep the service's process alive (a script that renamed a conversation
-  // and is done exits, as it did before runners): only a call under way holds the process.
-  child.unref();
-  (child.stderr as Socket | null)?.unref();
-  const holdProcess = (hold: boolean) => (hold ? child.channel?.ref() : child.channel?.unref());
+  // and is done exits, as it did before runners): only a call under way, or a stop, holds it. All
+  // three handles, since the end is seen only once the process, its channel and stderr are closed.
+  const holdProcess = (hold: boolean) => {
+    for (const handle of [child, child.channel, child.stderr as Socket | null]) {
+      if (hold) handle?.ref();
+      else handle?.unref();
+    }
+  };
   holdProcess(false);
   let stderr = '';
   child.stderr?.setEncoding('utf8');
@@ -135,6 +139,8 @@ export function startRunner(): Runner {
     async stop() {
       stopping = true;
       if (!ended) {
+        // Held until it is gone: whoever awaits the stop must see it end.
+        holdProcess(true);
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
         await exited;

@@ -13,7 +13,9 @@ export interface RunnerResults {
 }
 
 /** A message from the service to its runner: a call, or the end of a call under way. */
-export type RunnerRequest = (RunnerCall & { readonly id: number }) | { readonly id: number; readonly method: 'abort'; readonly target: number };
+export type RunnerRequest =
+  | (RunnerCall & { readonly id: number })
+  | { readonly id: number; readonly method: 'abort'; readonly target: number };
 
 /** The runner's answer to call `id`. `library` marks a failure that is not the model's (node-llama-cpp missing). */
 export type RunnerReply =

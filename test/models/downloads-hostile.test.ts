@@ -302,7 +302,7 @@ describe('links planted in the cache folder', () => {
 });
 
 describe('the reason of a failure', () => {
-  it('is in the progress answer, logged once, and kept by failure() until a new download starts', async () => {
+  it('is in the progress answer and the model answer, logged once, and kept by failure() until a new download starts', async () => {
     const { service, dataDir, warnings } = await setUp();
     const server = await serve((request, response) => {
       if (request.url?.startsWith('/missing')) return response.writeHead(404).end('no such file');
@@ -313,6 +313,10 @@ describe('the reason of a failure', () => {
     expect(await downloadEnd(service, model.id)).toEqual({ status: 'FAILED', percentage: 0, reason: 'server answered 404 Not Found' });
     expect(await service.modelDownloadProgress(model.id)).toMatchObject({ reason: 'server answered 404 Not Found' });
     expect(warnings).toEqual([`The download of model "${model.id}" failed: server answered 404 Not Found`]);
+    expect((await service.getModel(model.id)).downloadFailure).toEqual({ reason: 'server answered 404 Not Found', at: expect.any(String) });
+    expect((await service.listModels()).iterable.find((listed) => listed.id === model.id)?.downloadFailure?.reason).toBe(
+      'server answered 404 Not Found',
+    );
 
     const cacheRoot = await tempDir();
     const downloads = createDownloads({

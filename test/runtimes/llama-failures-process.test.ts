@@ -26,7 +26,8 @@ const cannotRun = await (async () => {
     return (error as Error).message;
   }
 })();
-if (cannotRun) console.warn(`Skipping the server-process test of a model that aborts llama.cpp: node-llama-cpp cannot run here (${cannotRun}).`);
+if (cannotRun)
+  console.warn(`Skipping the server-process test of a model that aborts llama.cpp: node-llama-cpp cannot run here (${cannotRun}).`);
 
 const servers: ServeProcess[] = [];
 afterAll(() => {
