@@ -7,6 +7,8 @@
  *   API_TOKEN        a token every request must send as `Authorization: Bearer <token>`
  *   ALLOWED_ORIGINS  comma-separated web origins whose pages may call the service
  *   ALLOWED_HOSTS    comma-separated host names accepted besides loopback ones
+ *   DOWNLOAD_ALLOWED_HOSTS  comma-separated hosts model downloads may reach even when private
+ *                    (off loopback, downloads refuse loopback and private addresses otherwise)
  *   OPENAI_BASE_URL  an OpenAI-compatible server whose models write titles and summaries,
  *                    e.g. http://127.0.0.1:11434/v1 (Ollama); OPENAI_API_KEY if it needs one
  *   DEFAULT_MODEL    the unique name or id of the model that writes when a conversation names none

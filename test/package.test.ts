@@ -9,6 +9,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/temp-dir.js';
+import { writeTinyGguf } from './helpers/tiny-gguf.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
@@ -97,6 +98,23 @@ describe('the packed package in a fresh project', () => {
       sh('node', [TSC, '-p', 'tsconfig.json'], folder);
     });
   }
+
+  it('starts its GGUF runner process from the package (which, without node-llama-cpp there, says how to install it)', async () => {
+    const folder = path.join(project, 'models', 'tiny');
+    await mkdir(folder, { recursive: true });
+    await writeTinyGguf(path.join(folder, 'model.gguf'));
+    await writeFile(
+      path.join(project, 'runner.mjs'),
+      "import { createLlamaCppRuntime } from 'conversation-model-service/runtimes/llama-cpp';\n" +
+        "const llama = createLlamaCppRuntime({ cacheRoot: 'models' });\n" +
+        "const model = { id: 'tiny', version: '1', created: { value: '2026-01-01T00:00:00.000Z' }, name: 'tiny', cloud: false, type: 'SPEED', usage: 'CODE_CONVERSATION' };\n" +
+        'await llama.load(model).then(() => console.log("loaded"), (error) => console.log(error.message));\n',
+    );
+    // The runner script was found and ran: the message is the runner's own, from its import of node-llama-cpp.
+    expect(sh('node', ['runner.mjs'], project)).toMatch(
+      /tiny could not be loaded: GGUF models run on node-llama-cpp.*npm install node-llama-cpp/,
+    );
+  });
 
   it('runs its command', () => {
     expect(sh('npx', ['--no-install', 'conversation-model-service', '--version'], project).trim()).toMatch(/^\d+\.\d+\.\d+$/);

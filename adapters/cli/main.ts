@@ -7,7 +7,8 @@
  *   conversation-model-service --help | --version
  *
  * `serve` reads the same environment as the example server (PORT, HOST, DATA_DIR, API_TOKEN,
- * ALLOWED_ORIGINS, ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL); flags win.
+ * ALLOWED_ORIGINS, ALLOWED_HOSTS, DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY,
+ * DEFAULT_MODEL); flags win.
  * The model commands talk to a running server, as Ollama's do.
  */
 import path from 'node:path';
@@ -21,8 +22,9 @@ const HELP = `conversation-model-service ${SERVICE_VERSION}: keeps AI-assistant 
 Usage:
   conversation-model-service serve [--port N] [--host H] [--data-dir DIR] [--log-requests]
       Serves the API (default http://127.0.0.1:39300, data in ./data). Environment: PORT, HOST,
-      DATA_DIR, API_TOKEN (required off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS, OPENAI_BASE_URL,
-      OPENAI_API_KEY, DEFAULT_MODEL. Ctrl-C stops it gracefully; a second Ctrl-C stops at once.
+      DATA_DIR, API_TOKEN (required off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS,
+      DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL. Ctrl-C stops it
+      gracefully; a second Ctrl-C stops at once.
   conversation-model-service models list           the models of a running server
   conversation-model-service models pull <model>   downloads a model's file, showing progress
   conversation-model-service models rm <model>     deletes a custom model

@@ -34,6 +34,12 @@ export interface LlamaCppRuntimeOptions {
   readonly contextSize?: number;
   /** The module runners import to run models. Default `node-llama-cpp` (tests name a missing one). */
   readonly llamaModule?: string;
+  /**
+   * The runner's script, run with Node in a process of its own for each loaded model. Default: the
+   * `runtimes/llama-runner.js` this package ships. Set it when a bundler moved this module away
+   * from the package's files (an Electron app's bundle: unpack that file from the archive and name it).
+   */
+  readonly runnerScript?: string;
 }
 
 /** A loaded model: the runner process that holds it. */
@@ -105,7 +111,7 @@ export function createLlamaCppRuntime(options: LlamaCppRuntimeOptions): ModelRun
     let runner: Runner | undefined;
     try {
       await checkGgufFile(file);
-      runner = startRunner();
+      runner = startRunner(options.runnerScript);
       const { contextSize } = await runner.call({
         method: 'load',
         file,

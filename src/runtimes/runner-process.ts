@@ -53,9 +53,13 @@ const STDERR_TAIL_BYTES = 4_096;
 const STOP_GRACE_MS = 2_000;
 const ABORT_GRACE_MS = 5_000;
 
-/** Starts a runner process. It exits by itself if this process goes away. */
-export function startRunner(): Runner {
-  const { script, execArgv } = runnerScript();
+/**
+ * Starts a runner process from `script` (default: the one shipped beside this module). It exits
+ * by itself if this process goes away.
+ */
+export function startRunner(script: string = shippedRunnerScript()): Runner {
+  // From the sources (`.ts`), through tsx.
+  const execArgv = path.extname(script) === '.ts' ? ['--import', 'tsx'] : [];
   const child: ChildProcess = fork(script, [], {
     execArgv,
     serialization: 'json',
@@ -164,14 +168,17 @@ export function describeExit(exit: RunnerExit): string {
 /**
  * The runner's script beside this module: `llama-runner.js` in the package (next to this file, or
  * in `runtimes/` when this code sits in a shared chunk), `llama-runner.ts` in a clone run from its
- * sources, loaded through tsx.
+ * sources.
  */
-function runnerScript(): { script: string; execArgv: string[] } {
+function shippedRunnerScript(): string {
   const here = fileURLToPath(import.meta.url);
-  const extension = path.extname(here);
-  const name = `llama-runner${extension}`;
+  const name = `llama-runner${path.extname(here)}`;
   const candidates = [path.join(path.dirname(here), name), path.join(path.dirname(here), 'runtimes', name)];
   const script = candidates.find((candidate) => existsSync(candidate));
-  if (!script) throw new Error(`The GGUF runner script is missing: none of ${candidates.join(', ')} exists.`);
-  return { script, execArgv: extension === '.ts' ? ['--import', 'tsx'] : [] };
+  if (!script) {
+    throw new Error(
+      `The GGUF runner script is missing: none of ${candidates.join(', ')} exists (a bundled app sets the runtime's \`runnerScript\`).`,
+    );
+  }
+  return script;
 }
