@@ -42,3 +42,12 @@ export function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+/** A process's command line (its arguments joined by spaces), from /proc; '' once it is gone. */
+export function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
