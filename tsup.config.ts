@@ -9,6 +9,8 @@ export default defineConfig({
     'runtimes/openai-compatible': 'src/runtimes/openai-compatible.ts',
     cli: 'adapters/cli/main.ts',
     'runtimes/llama-cpp': 'src/runtimes/llama-cpp.ts',
+    // The Repository contract suite, for stores of your own (imports vitest, an optional peer dependency).
+    testing: 'src/testing/index.ts',
     // Not an export: the child process each loaded GGUF model runs in (`runner-process.ts` starts it).
     'runtimes/llama-runner': 'src/runtimes/llama-runner.ts',
   },

@@ -31,7 +31,7 @@ export async function buildStore(repository: Repository, count: number): Promise
   const conversations: string[] = [];
   const BATCH = 200;
   for (let start = 0; start < count; start += BATCH) {
-    await repository.transact((tx) => {
+    await repository.transact(async (tx) => {
       for (let i = start; i < Math.min(count, start + BATCH); i++) {
         const id = randomUUID();
         conversations.push(id);
@@ -64,7 +64,7 @@ export async function buildStore(repository: Repository, count: number): Promise
         for (const message of messages) tx.put('messages', message);
         tx.put('conversations', conversation);
         for (const website of linked) {
-          const current = tx.get('websites', website.id)!;
+          const current = (await tx.get('websites', website.id))!;
           tx.put('websites', { ...current, conversations: [...current.conversations, id] });
         }
       }

@@ -1,16 +1,45 @@
 import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
 
-/** A consistent, synchronous view of the stored records. Records are deep-frozen, never live. */
+/** Which records of a collection a `list` answers: a cursor to start after, and how many. */
+export interface PageRequest {
+  /** Start after this cursor: the `next` of the page before. Opaque to callers. */
+  readonly after?: string;
+  /** Skip this many records first (after `after`, if given). Default 0. */
+  readonly offset?: number;
+  /** At most this many records. Default: all that are left. */
+  readonly limit?: number;
+}
+
+/** One page of a collection, in insertion order, and the cursor of the next page when there is one. */
+export interface Page<T> {
+  readonly records: readonly T[];
+  /** Pass as `after` to get the next page; absent on the last page. */
+  readonly next?: string;
+}
+
+/**
+ * Reads of the stored records. Records are deep-frozen, never live: build a new record to change
+ * one. Every read is async, so a store may serve it from disk, an index or a database.
+ */
 export interface ReadView {
-  /** The record with this id, or undefined. Build a new record to change it. */
-  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined;
-  /** Every record of the collection, in insertion order. */
-  list<C extends CollectionName>(collection: C): readonly Collections[C][];
+  /** The record with this id, or undefined. */
+  get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>;
+  /** The records with these ids, index for index (undefined where one is missing). */
+  getMany<C extends CollectionName>(collection: C, ids: readonly string[]): Promise<(Collections[C] | undefined)[]>;
+  /** A page of the collection's records, in insertion order (all of them without `limit`). */
+  list<C extends CollectionName>(collection: C, page?: PageRequest): Promise<Page<Collections[C]>>;
+  /** How many records the collection holds. */
+  count(collection: CollectionName): Promise<number>;
+  /**
+   * Version stamps of these records, index for index: a number that changes whenever the record
+   * is written (undefined where one is missing). Cheap (no record is read), so caches key on it.
+   */
+  versions(collection: CollectionName, ids: readonly string[]): Promise<(number | undefined)[]>;
 }
 
 /**
  * The view inside one transaction: reads see the transaction's own writes; nothing is visible to
- * others, or stored, until the transaction's function returns.
+ * others, or stored, until the transaction's function has returned (or its promise resolved).
  */
 export interface Transaction extends ReadView {
   /** Inserts or replaces the record with `record.id`. */
@@ -21,27 +50,28 @@ export interface Transaction extends ReadView {
 
 /**
  * Where records live: the ConversationStore. Implementations: `createMemoryRepository` and
- * `createJsonFileRepository`; both pass the contract suite in `test/contracts/`.
+ * `createJsonFileRepository`; both pass the contract suite that `conversation-model-service/testing`
+ * ships, which a store of your own can run too.
  */
 export interface Repository {
   /**
-   * Runs `fn` against a consistent view of the committed records and answers its result. Records
-   * are deep-frozen: a reader can keep them without copying, and cannot change what is stored.
+   * Runs `fn` against the committed records and answers its result. Each read sees every
+   * transaction committed before it (a function that awaits between reads may see one commit
+   * meanwhile, as in a database's read-committed isolation); read inside `transact` for reads
+   * that must agree with each other.
    */
-  read<T>(fn: (view: ReadView) => T): Promise<T>;
+  read<T>(fn: (view: ReadView) => T | Promise<T>): Promise<T>;
   /**
-   * Runs `fn` and applies its writes atomically: all of them or, if `fn` throws, none. Transactions
-   * run one at a time. The promise resolves once the writes are stored (on disk, for file stores).
-   * `fn` must be synchronous: a function that returns a promise does not compile, and at run time
-   * its writes are discarded and `transact` rejects (its writes after an `await` would be lost).
+   * Runs `fn` and applies its writes atomically: all of them or, if `fn` throws (or its promise
+   * rejects), none. `fn` may await its reads; transactions that write the same records never
+   * interleave (the file and memory stores run them one at a time; a database runs them as
+   * serializable transactions). The promise resolves once the writes are stored (on disk, for
+   * file stores).
    */
-  transact<T>(fn: (tx: Transaction) => T & NotAPromise<T>): Promise<T>;
+  transact<T>(fn: (tx: Transaction) => T | Promise<T>): Promise<T>;
   /** Finishes pending writes and releases the store's resources (file handles, locks). */
   close(): Promise<void>;
 }
-
-/** `T`, unless it is a promise: a transaction's function must not be `async`. */
-export type NotAPromise<T> = T extends PromiseLike<unknown> ? never : T;
 
 /** One message as a summarizer sees it: who said it and its plain text. */
 export interface SummarizerMessage {

@@ -43,9 +43,10 @@ export const RELATIONS: readonly Relation[] = Object.values(RELATION);
 export const COVERAGE: RelationEnd = many('annotations', 'messages');
 
 /** The annotations of `conversationId` whose coverage names `messageId`. */
-export function coveringAnnotations(view: ReadView, conversationId: string, messageId: string): string[] {
-  const conversation = view.get('conversations', conversationId);
-  return (conversation?.annotations ?? []).filter((id) => covers(view.get('annotations', id), messageId));
+export async function coveringAnnotations(view: ReadView, conversationId: string, messageId: string): Promise<string[]> {
+  const ids = (await view.get('conversations', conversationId))?.annotations ?? [];
+  const annotations = await view.getMany('annotations', ids);
+  return ids.filter((_, i) => covers(annotations[i], messageId));
 }
 
 // An annotation's coverage as a set, made once per (immutable) annotation record.
@@ -72,23 +73,30 @@ const idsOf = (record: Fields, end: RelationEnd): string[] => {
  * Links two records through `relation` (`aId` on side a, `bId` on side b), updating both records.
  * Linking twice changes nothing the second time. Returns false when nothing changed.
  */
-export function link(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
+export function link(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): Promise<boolean> {
   return setLinked(tx, relation, aId, bId, updated, true);
 }
 
 /** Unlinks two records through `relation`, updating both. Unlinking twice is harmless. */
-export function unlink(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): boolean {
+export function unlink(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object): Promise<boolean> {
   return setLinked(tx, relation, aId, bId, updated, false);
 }
 
 /** Makes each side name the other (`linked`) or not, rewriting only the sides that change. */
-function setLinked(tx: Transaction, relation: Relation, aId: string, bId: string, updated: object, linked: boolean): boolean {
+async function setLinked(
+  tx: Transaction,
+  relation: Relation,
+  aId: string,
+  bId: string,
+  updated: object,
+  linked: boolean,
+): Promise<boolean> {
   let changed = false;
   for (const [end, id, otherId] of [
     [relation.a, aId, bId],
     [relation.b, bId, aId],
   ] as const) {
-    const record = tx.get(end.collection, id) as Fields | undefined;
+    const record = (await tx.get(end.collection, id)) as Fields | undefined;
     if (!record || idsOf(record, end).includes(otherId) === linked) continue;
     const next = linked ? withId(record, end, otherId) : without(record, end, new Set([otherId]));
     tx.put(end.collection, { ...next, updated } as never);
@@ -116,21 +124,22 @@ function without(record: Fields, end: RelationEnd, ids: ReadonlySet<string>): Fi
  * records deleted together are never rewritten, so deleting n records costs O(n). A message
  * deleted on its own also leaves the summaries that cover it (see {@link coveringAnnotations}).
  */
-export function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): void {
-  // The record and, recursively, what it owns, by collection.
+export async function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): Promise<void> {
+  // The record and, recursively, what it owns, by collection; read a collection's worth at a time.
   const doomed = new Map<CollectionName, Map<string, Fields>>();
   const isDoomed = (c: CollectionName, i: string) => doomed.get(c)?.has(i) === true;
-  const pending: [CollectionName, string][] = [[collection, id]];
+  const pending: [CollectionName, readonly string[]][] = [[collection, [id]]];
   while (pending.length > 0) {
-    const [c, i] = pending.pop()!;
-    const record = tx.get(c, i) as Fields | undefined;
-    if (!record || isDoomed(c, i)) continue;
+    const [c, ids] = pending.pop()!;
+    const fresh = ids.filter((i) => !isDoomed(c, i));
+    const found = (await tx.getMany(c, fresh)) as (Fields | undefined)[];
     let records = doomed.get(c);
     if (!records) doomed.set(c, (records = new Map()));
-    records.set(i, record);
-    for (const relation of RELATIONS) {
-      if (relation.owned && relation.a.collection === c) {
-        for (const owned of idsOf(record, relation.a)) pending.push([relation.b.collection, owned]);
+    for (const [index, record] of found.entries()) {
+      if (!record || records.has(fresh[index]!)) continue;
+      records.set(fresh[index]!, record);
+      for (const relation of RELATIONS) {
+        if (relation.owned && relation.a.collection === c) pending.push([relation.b.collection, idsOf(record, relation.a)]);
       }
     }
   }
@@ -163,16 +172,18 @@ export function deleteRecord(tx: Transaction, collection: CollectionName, id: st
   for (const [messageId, message] of doomed.get('messages') ?? []) {
     const conversation = message.conversation as string;
     if (isDoomed('conversations', conversation)) continue;
-    for (const annotationId of coveringAnnotations(tx, conversation, messageId)) {
+    for (const annotationId of await coveringAnnotations(tx, conversation, messageId)) {
       if (!isDoomed('annotations', annotationId)) remove(COVERAGE, annotationId, messageId);
     }
   }
   for (const [c, records] of doomed) for (const recordId of records.keys()) tx.delete(c, recordId);
   for (const [c, byRecord] of removals) {
-    for (const [otherId, ends] of byRecord) {
-      let record = tx.get(c, otherId) as Fields | undefined;
+    const ids = [...byRecord.keys()];
+    const records = (await tx.getMany(c, ids)) as (Fields | undefined)[];
+    for (const [index, otherId] of ids.entries()) {
+      let record = records[index];
       if (!record) continue;
-      for (const [end, ids] of ends) record = without(record, end, ids);
+      for (const [end, removed] of byRecord.get(otherId)!) record = without(record, end, removed);
       tx.put(c, { ...record, updated } as never);
     }
   }

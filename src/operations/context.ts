@@ -78,24 +78,32 @@ export function pageOptions(
   return { transferables: parsed?.transferables ?? true, limit, offset: parsed?.offset ?? 0 };
 }
 
-/** The page of `items` that `page` asks for, rendered, with `next` when the list goes on. */
-export function pageOf<T, R>(
-  items: readonly T[],
+/**
+ * The page of `collection` that `page` asks for, rendered, with `next` (the offset of the next
+ * page) when the list goes on.
+ */
+export async function pageOf<C extends CollectionName, R>(
+  view: ReadView,
+  collection: C,
   page: { limit: number; offset: number },
-  render: (item: T) => R,
-): { iterable: R[]; next?: number } {
-  const end = Math.min(items.length, page.offset + page.limit);
-  const iterable: R[] = [];
-  for (let i = page.offset; i < end; i++) iterable.push(render(items[i]!));
-  return end < items.length ? { iterable, next: end } : { iterable };
+  render: (item: Collections[C]) => R,
+): Promise<{ iterable: R[]; next?: number }> {
+  const { records, next } = await view.list(collection, { offset: page.offset, limit: page.limit });
+  const iterable = records.map(render);
+  return next === undefined ? { iterable } : { iterable, next: page.offset + iterable.length };
 }
 
 /** Validates an id argument; `what` names it in the error ("conversation id"). */
 export const parseId = (id: unknown, what: string): string => parseInput(idSchema, id, what);
 
 /** The record, or NOT_FOUND naming `resource` and the id. */
-export function mustGet<C extends CollectionName>(view: ReadView, collection: C, id: string, resource: string): Collections[C] {
-  const record = view.get(collection, id);
+export async function mustGet<C extends CollectionName>(
+  view: ReadView,
+  collection: C,
+  id: string,
+  resource: string,
+): Promise<Collections[C]> {
+  const record = await view.get(collection, id);
   if (!record) throw notFound(resource, id);
   return record;
 }

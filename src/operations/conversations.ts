@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { notFound } from '../errors.js';
 import { deepFreeze } from '../frozen.js';
 import { LIMITS } from '../limits.js';
-import type { ReadView } from '../ports.js';
 import type { AnchorRecord, AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { deleteRecord } from '../relations.js';
-import { conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
+import { ConversationSnapshot, conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
 import { conversationJson } from '../render/conversation-json.js';
+import { readStamps } from '../render/json-cache.js';
 import { jsonChunks } from '../render/json-chunks.js';
 import { boundedArray } from '../schemas/common.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
@@ -13,16 +14,7 @@ import { seededConversationSchema, seededMessageSchema } from '../schemas/seeds.
 import { joinInSlices, parseInSlices, Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
-import {
-  type ListOptions,
-  mustGet,
-  type OperationContext,
-  pageOf,
-  pageOptions,
-  parseId,
-  type ReadOptions,
-  renderOptions,
-} from './context.js';
+import { type ListOptions, mustGet, type OperationContext, pageOptions, parseId, type ReadOptions, renderOptions } from './context.js';
 import { RECORD_KINDS } from './record-kinds.js';
 
 /**
@@ -60,7 +52,7 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
   }));
   // The transaction is long for thousands of messages: it starts a slice of its own.
   if (slices.due) await slices.next();
-  const stored = await ctx.repository.transact((tx) => {
+  const stored = await ctx.repository.transact(async (tx) => {
     const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
     const conversation: ConversationRecord = {
       ...fields,
@@ -80,10 +72,10 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
     for (const anchor of anchors) tx.put('anchors', anchor);
     for (const annotation of annotations) tx.put('annotations', annotation);
     tx.put('conversations', conversation);
-    // Its messages are the records just built: no need to look 20,000 of them up again.
-    return { record: conversation, snapshot: conversationSnapshot(tx, conversation, messages) };
+    // Its messages and annotations are the records just built: nothing to look up again.
+    return new ConversationSnapshot(conversation, messages, new Map(annotations.map((a) => [a.id, deepFreeze(a)])));
   });
-  return renderConversationInSlices(stored.snapshot, stored.record, render);
+  return renderConversationInSlices(stored, render);
 }
 
 /** A SeededConversation whose messages are only counted here: they are checked in slices. */
@@ -94,19 +86,24 @@ const conversationHeadSchema = seededConversationSchema.extend({
 /** The conversations, oldest first, a page at a time (see {@link ListOptions}). */
 export async function listConversations(ctx: OperationContext, options?: ListOptions): Promise<ListOf<Conversation>> {
   const page = pageOptions(options);
-  const stored = await ctx.repository.read((view) =>
-    pageOf(view.list('conversations'), page, (conversation) => snapshotOf(view, conversation)),
-  );
+  const stored = await ctx.repository.read(async (view) => {
+    const { records, next } = await view.list('conversations', { offset: page.offset, limit: page.limit });
+    const snapshots: ConversationSnapshot[] = [];
+    for (const record of records) snapshots.push(await conversationSnapshot(view, record));
+    return { snapshots, next };
+  });
   const iterable: Conversation[] = [];
-  for (const { snapshot, record } of stored.iterable) iterable.push(await renderConversationInSlices(snapshot, record, page));
-  return stored.next === undefined ? { iterable } : { iterable, next: stored.next };
+  for (const snapshot of stored.snapshots) iterable.push(await renderConversationInSlices(snapshot, page));
+  return stored.next === undefined ? { iterable } : { iterable, next: page.offset + iterable.length };
 }
 
 export async function getConversation(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<Conversation> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
-  const stored = await ctx.repository.read((view) => snapshotOf(view, mustGet(view, 'conversations', id, 'conversation')));
-  return renderConversationInSlices(stored.snapshot, stored.record, render);
+  const snapshot = await ctx.repository.read(async (view) =>
+    conversationSnapshot(view, await mustGet(view, 'conversations', id, 'conversation')),
+  );
+  return renderConversationInSlices(snapshot, render);
 }
 
 /**
@@ -132,17 +129,19 @@ export async function getConversationJsonPieces(
 ): Promise<string | Iterable<string>> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
-  const answer = await ctx.repository.read((view) => {
-    const cached = ctx.conversationJson.get(view, id, render.transferables);
+  const answer = await ctx.repository.read(async (view) => {
+    const cached = await ctx.conversationJson.get(view, id, render.transferables);
     if (cached !== undefined) return cached;
-    const record = mustGet(view, 'conversations', id, 'conversation');
-    if (record.messages.length > SLICED_RENDER_MESSAGES) return snapshotOf(view, record);
-    const json = conversationJson(view, record, render);
-    ctx.conversationJson.set(view, record, render.transferables, json);
+    const stamps = await readStamps(view, id);
+    if (!stamps) throw notFound('conversation', id);
+    const snapshot = await conversationSnapshot(view, stamps.conversation);
+    if (stamps.conversation.messages.length > SLICED_RENDER_MESSAGES) return snapshot;
+    const json = conversationJson(snapshot, render);
+    ctx.conversationJson.set(stamps, render.transferables, json);
     return json;
   });
   if (typeof answer === 'string') return answer;
-  return jsonChunks(await renderConversationInSlices(answer.snapshot, answer.record, render));
+  return jsonChunks(await renderConversationInSlices(answer, render));
 }
 
 /** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */
@@ -159,8 +158,12 @@ export async function listConversationMessages(
 ): Promise<ConversationMessages> {
   const id = parseId(conversationId, 'conversation id');
   const page = pageOptions(options, LIMITS.messagesPerConversation);
-  const stored = await ctx.repository.read((view) => snapshotOf(view, mustGet(view, 'conversations', id, 'conversation')));
-  return renderMessagesInSlices(stored.snapshot, stored.record, page);
+  const snapshot = await ctx.repository.read(async (view) => {
+    const record = await mustGet(view, 'conversations', id, 'conversation');
+    // Only the page's messages are read (and one past it, to know whether more follow).
+    return conversationSnapshot(view, record, undefined, { start: page.offset, end: page.offset + page.limit + 1 });
+  });
+  return renderMessagesInSlices(snapshot, page);
 }
 
 /**
@@ -170,9 +173,9 @@ export async function listConversationMessages(
 export async function deleteConversation(ctx: OperationContext, conversationId: string): Promise<void> {
   const id = parseId(conversationId, 'conversation id');
   const now = ctx.now();
-  await ctx.repository.transact((tx) => {
-    mustGet(tx, 'conversations', id, 'conversation');
-    deleteRecord(tx, 'conversations', id, now);
+  await ctx.repository.transact(async (tx) => {
+    await mustGet(tx, 'conversations', id, 'conversation');
+    await deleteRecord(tx, 'conversations', id, now);
   });
 }
 
@@ -185,8 +188,8 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
   const { id, ...changes } = parseInput(conversationUpdateSchema, body, 'Conversation');
   const render = renderOptions(options);
   const now = ctx.now();
-  const stored = await ctx.repository.transact((tx) => {
-    const current = mustGet(tx, 'conversations', id, 'conversation');
+  const snapshot = await ctx.repository.transact(async (tx) => {
+    const current = await mustGet(tx, 'conversations', id, 'conversation');
     const next: Record<string, unknown> = { ...current, updated: now };
     for (const [field, value] of Object.entries(changes)) {
       if (value === undefined) continue;
@@ -195,10 +198,7 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
     }
     const conversation = next as unknown as ConversationRecord;
     tx.put('conversations', conversation);
-    return snapshotOf(tx, conversation);
+    return conversationSnapshot(tx, conversation);
   });
-  return renderConversationInSlices(stored.snapshot, stored.record, render);
+  return renderConversationInSlices(snapshot, render);
 }
-
-/** The conversation with a snapshot of its messages, to render outside the read, in slices. */
-export const snapshotOf = (view: ReadView, record: ConversationRecord) => ({ record, snapshot: conversationSnapshot(view, record) });

@@ -30,9 +30,9 @@ async function setLink(
   const conversation = parseId(conversationId, 'conversation id');
   const target = parseId(targetId, `${spec.resource} id`);
   const now = ctx.now();
-  await ctx.repository.transact((tx) => {
-    mustGet(tx, 'conversations', conversation, 'conversation');
-    mustGet(tx, spec.collection, target, spec.resource);
-    change(tx, spec.relation, conversation, target, now);
+  await ctx.repository.transact(async (tx) => {
+    await mustGet(tx, 'conversations', conversation, 'conversation');
+    await mustGet(tx, spec.collection, target, spec.resource);
+    await change(tx, spec.relation, conversation, target, now);
   });
 }

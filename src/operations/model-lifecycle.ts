@@ -32,7 +32,7 @@ export async function findModel(ctx: OperationContext, id: string): Promise<Foun
 export async function lookUpModel(ctx: OperationContext, wanted: string, byName: boolean): Promise<Found | undefined> {
   const all: Found[] = [
     ...ctx.models.builtins().map((model) => ({ model, origin: 'builtin' as const })),
-    ...(await ctx.repository.read((view) => view.list('models'))).map((model) => ({ model, origin: 'custom' as const })),
+    ...(await ctx.repository.read((view) => view.list('models'))).records.map((model) => ({ model, origin: 'custom' as const })),
     ...(await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat().map((model) => ({ model, origin: 'runtime' as const })),
   ];
   return all.find(({ model }) => model.id === wanted) ?? (byName ? all.find(({ model }) => model.unique === wanted) : undefined);
@@ -168,8 +168,8 @@ export async function updateModel(ctx: OperationContext, body: unknown): Promise
   const { origin } = await findModel(ctx, id);
   if (origin !== 'custom')
     throw new ServiceError('FORBIDDEN', `Model "${id}" is not a custom model and cannot be changed.`, { resource: 'model', id });
-  const updated = await ctx.repository.transact((tx) => {
-    const current = tx.get('models', id);
+  const updated = await ctx.repository.transact(async (tx) => {
+    const current = await tx.get('models', id);
     if (!current) throw notFound('model', id);
     const next = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) } as ModelRecord;
     tx.put('models', next);

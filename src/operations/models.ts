@@ -19,7 +19,7 @@ export const isLlm = (model: Pick<ModelRecord, 'usage'>): boolean => LLM_USAGES.
  * it last saw, not loaded), then the custom ones in creation order.
  */
 export async function listModels(ctx: OperationContext): Promise<ListOf<Model>> {
-  const custom = await ctx.repository.read((view) => view.list('models'));
+  const { records: custom } = await ctx.repository.read((view) => view.list('models'));
   const offered = (await Promise.all(ctx.runtimes.map((runtime) => runtime.models()))).flat();
   const live = await Promise.all(custom.map((model) => withLiveState(ctx, model)));
   return { iterable: [...ctx.models.builtins(), ...offered, ...live].map((model) => ({ ...model })) };
@@ -41,8 +41,8 @@ export async function createModel(ctx: OperationContext, seed?: unknown): Promis
     downloading: false,
     downloaded: input.downloaded ?? false,
   };
-  return ctx.repository.transact((tx) => {
-    const existing = [...ctx.models.builtins(), ...tx.list('models')].find((other) => isDuplicate(other, input));
+  return ctx.repository.transact(async (tx) => {
+    const existing = [...ctx.models.builtins(), ...(await tx.list('models')).records].find((other) => isDuplicate(other, input));
     if (existing) {
       throw new ServiceError('CONFLICT', `A model like this already exists: "${existing.name}" (${existing.id}).`, {
         resource: 'model',
@@ -93,8 +93,8 @@ export async function deleteModelCache(ctx: OperationContext, modelId: string, i
   await (await runtimeFor(ctx, model))?.unload?.(model);
   await ctx.models.deleteCache(id);
   if (!builtin) {
-    await ctx.repository.transact((tx) => {
-      const current = tx.get('models', id);
+    await ctx.repository.transact(async (tx) => {
+      const current = await tx.get('models', id);
       if (current) tx.put('models', { ...current, downloaded: false });
     });
   }
@@ -105,8 +105,8 @@ export async function deleteModelCache(ctx: OperationContext, modelId: string, i
 export async function unloadModels(ctx: OperationContext): Promise<void> {
   await ctx.models.unloadAll();
   await Promise.all(ctx.runtimes.map((runtime) => runtime.unloadAll?.()));
-  await ctx.repository.transact((tx) => {
-    for (const model of tx.list('models')) if (model.loaded) tx.put('models', { ...model, loaded: false });
+  await ctx.repository.transact(async (tx) => {
+    for (const model of (await tx.list('models')).records) if (model.loaded) tx.put('models', { ...model, loaded: false });
   });
 }
 

@@ -31,10 +31,10 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
   const render = renderOptions(options);
   const now = ctx.now();
   const record = kind.build(input, { id: ctx.newId(), now, newId: () => ctx.newId() });
-  return ctx.repository.transact((tx) => {
+  return ctx.repository.transact(async (tx) => {
     const conversationId = kind.conversationOf?.(input);
     if (conversationId) {
-      const conversation = mustGet(tx, 'conversations', conversationId, 'conversation');
+      const conversation = await mustGet(tx, 'conversations', conversationId, 'conversation');
       if (kind.collection === 'messages' && conversation.messages.length >= LIMITS.messagesPerConversation) {
         throw new ServiceError(
           'UNPROCESSABLE',
@@ -48,9 +48,9 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
       }
     }
     tx.put(kind.collection, record);
-    if (conversationId && kind.relation) link(tx, kind.relation, conversationId, record.id, now);
+    if (conversationId && kind.relation) await link(tx, kind.relation, conversationId, record.id, now);
     // Read back: linking may have changed the record.
-    return kind.render(mustGet(tx, kind.collection, record.id, kind.resource), render);
+    return kind.render(await mustGet(tx, kind.collection, record.id, kind.resource), render);
   });
 }
 
@@ -58,7 +58,7 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
 export async function listRecords(ctx: OperationContext, name: RecordKindName, options?: ListOptions): Promise<ListOf<unknown>> {
   const kind = kindOf(name);
   const page = pageOptions(options);
-  return ctx.repository.read((view) => pageOf(view.list(kind.collection), page, (record) => kind.render(record, page)));
+  return ctx.repository.read((view) => pageOf(view, kind.collection, page, (record) => kind.render(record, page)));
 }
 
 /** Deletes a record of `kind` and removes it from every record linked to it. */
@@ -66,8 +66,8 @@ export async function deleteRecordOfKind(ctx: OperationContext, name: RecordKind
   const kind = kindOf(name);
   const id = parseId(recordId, `${kind.resource} id`);
   const now = ctx.now();
-  await ctx.repository.transact((tx) => {
-    mustGet(tx, kind.collection, id, kind.resource);
-    deleteRecord(tx, kind.collection, id, now);
+  await ctx.repository.transact(async (tx) => {
+    await mustGet(tx, kind.collection, id, kind.resource);
+    await deleteRecord(tx, kind.collection, id, now);
   });
 }

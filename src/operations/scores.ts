@@ -11,8 +11,8 @@ import { mustGet, type OperationContext, parseId } from './context.js';
 export async function incrementConversationScores(ctx: OperationContext, conversationId: string, increment?: unknown): Promise<void> {
   const id = parseId(conversationId, 'conversation id');
   const input = parseInput(seededScoreIncrementSchema.optional(), increment, 'SeededScoreIncrement');
-  await ctx.repository.transact((tx) => {
-    const conversation = mustGet(tx, 'conversations', id, 'conversation');
+  await ctx.repository.transact(async (tx) => {
+    const conversation = await mustGet(tx, 'conversations', id, 'conversation');
     const seeded = input?.conversation;
     if (!seeded) return;
     tx.put('conversations', { ...conversation, score: addScore(conversation.score, seeded) });

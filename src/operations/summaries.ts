@@ -2,13 +2,12 @@ import { invalidInput, ServiceError } from '../errors.js';
 import type { ReadView, SummarizerMessage } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord } from '../records.js';
 import { link, RELATION } from '../relations.js';
-import { renderConversationInSlices } from '../render/conversation.js';
+import { conversationSnapshot, renderConversationInSlices } from '../render/conversation.js';
 import { conversationSummarizeInputSchema } from '../schemas/conversation-inputs.js';
 import { Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationSummarizeOutput } from '../wire.js';
 import { mustGet, type OperationContext, parseId, type ReadOptions, renderOptions } from './context.js';
-import { snapshotOf } from './conversations.js';
 import { write } from './writers.js';
 
 /** Names the conversation with the Summarizer's title for its messages; answers the conversation. */
@@ -17,9 +16,9 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
   const render = renderOptions(options);
   // Reading a long conversation, writing its title and storing it are each long enough for a slice.
   const slices = new Slices();
-  const { messages, model } = await ctx.repository.read((view) => {
-    const conversation = mustGet(view, 'conversations', id, 'conversation');
-    return { messages: textMessages(view, conversation), model: conversation.model?.id };
+  const { messages, model } = await ctx.repository.read(async (view) => {
+    const conversation = await mustGet(view, 'conversations', id, 'conversation');
+    return { messages: await textMessages(view, conversation), model: conversation.model?.id };
   });
   if (messages.length === 0) throw nothingToSay(id, 'name');
   if (slices.due) await slices.next();
@@ -27,12 +26,12 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
   if (!name) throw nothingToSay(id, 'name');
   if (slices.due) await slices.next();
   const now = ctx.now();
-  const stored = await ctx.repository.transact((tx) => {
-    const conversation: ConversationRecord = { ...mustGet(tx, 'conversations', id, 'conversation'), name, updated: now };
+  const snapshot = await ctx.repository.transact(async (tx) => {
+    const conversation: ConversationRecord = { ...(await mustGet(tx, 'conversations', id, 'conversation')), name, updated: now };
     tx.put('conversations', conversation);
-    return snapshotOf(tx, conversation);
+    return conversationSnapshot(tx, conversation);
   });
-  return renderConversationInSlices(stored.snapshot, stored.record, render);
+  return renderConversationInSlices(snapshot, render);
 }
 
 /**
@@ -50,11 +49,11 @@ export async function summarizeConversation(
   const { messages: named } = parseInput(conversationSummarizeInputSchema.optional(), input, 'ConversationSummarizeInput') ?? {};
   // Reading a long conversation, summarizing it and storing the summary are each long enough for a slice.
   const slices = new Slices();
-  const { messages, model } = await ctx.repository.read((view) => {
-    const conversation = mustGet(view, 'conversations', id, 'conversation');
-    const all = textMessages(view, conversation);
+  const { messages, model } = await ctx.repository.read(async (view) => {
+    const conversation = await mustGet(view, 'conversations', id, 'conversation');
+    const all = await textMessages(view, conversation);
     const model = conversation.model?.id;
-    if (!named) return { messages: notYetSummarized(view, conversation, all), model };
+    if (!named) return { messages: await notYetSummarized(view, conversation, all), model };
     const inConversation = new Set(conversation.messages);
     named.iterable.forEach(({ id: messageId }, index) => {
       if (!inConversation.has(messageId)) {
@@ -85,21 +84,25 @@ export async function summarizeConversation(
     model: { id: modelId },
     messages: [],
   };
-  await ctx.repository.transact((tx) => {
-    mustGet(tx, 'conversations', id, 'conversation');
-    // Messages deleted since they were read are not covered.
-    const present = (messageId: string) => tx.get('messages', messageId) !== undefined;
-    tx.put('annotations', { ...annotation, messages: covered.every(present) ? covered : covered.filter(present) });
-    link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
+  await ctx.repository.transact(async (tx) => {
+    await mustGet(tx, 'conversations', id, 'conversation');
+    // Messages deleted since they were read are not covered (a stamp is cheap: no record is read).
+    const stamps = await tx.versions('messages', covered);
+    const present = stamps.every((stamp) => stamp !== undefined);
+    tx.put('annotations', { ...annotation, messages: present ? covered : covered.filter((_, i) => stamps[i] !== undefined) });
+    await link(tx, RELATION.conversationAnnotations, id, annotation.id, now);
   });
   return { conversation: { id }, annotation: { id: annotation.id } };
 }
 
 /** The messages no SUMMARY annotation of the conversation covers yet; all of them if none is left. */
-function notYetSummarized(view: ReadView, conversation: ConversationRecord, messages: SummarizerMessage[]): SummarizerMessage[] {
+async function notYetSummarized(
+  view: ReadView,
+  conversation: ConversationRecord,
+  messages: SummarizerMessage[],
+): Promise<SummarizerMessage[]> {
   const covered = new Set<string>();
-  for (const annotationId of conversation.annotations) {
-    const annotation = view.get('annotations', annotationId);
+  for (const annotation of await view.getMany('annotations', conversation.annotations)) {
     if (annotation?.type === 'SUMMARY') for (const messageId of annotation.messages) covered.add(messageId);
   }
   const fresh = messages.filter((message) => !covered.has(message.id));
@@ -107,10 +110,9 @@ function notYetSummarized(view: ReadView, conversation: ConversationRecord, mess
 }
 
 /** The conversation's messages that have text, as the Summarizer sees them. */
-function textMessages(view: ReadView, conversation: ConversationRecord): SummarizerMessage[] {
+async function textMessages(view: ReadView, conversation: ConversationRecord): Promise<SummarizerMessage[]> {
   const messages: SummarizerMessage[] = [];
-  for (const messageId of conversation.messages) {
-    const message = view.get('messages', messageId);
+  for (const message of await view.getMany('messages', conversation.messages)) {
     const text = message?.fragment?.string?.raw?.trim();
     if (message && text) messages.push({ id: message.id, role: message.role, text });
   }

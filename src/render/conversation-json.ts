@@ -1,6 +1,11 @@
-import type { ReadView } from '../ports.js';
-import type { ConversationRecord, MessageRecord, Timestamp } from '../records.js';
-import { coverageOf, OPTIONAL_CONVERSATION_FIELDS, renderAnnotation, renderConversation } from './conversation.js';
+import type { MessageRecord, Timestamp } from '../records.js';
+import {
+  type ConversationSnapshot,
+  coverageOf,
+  OPTIONAL_CONVERSATION_FIELDS,
+  renderAnnotation,
+  renderConversation,
+} from './conversation.js';
 import type { RenderOptions } from './lists.js';
 
 // The JSON of `renderConversation`, written straight from the records: byte for byte the same text
@@ -15,15 +20,18 @@ const json = JSON.stringify;
 const INDEX_LIKE = /^(?:0|[1-9]\d*)$/;
 
 /** The conversation as `renderConversation` answers it, serialized. */
-export function conversationJson(view: ReadView, record: ConversationRecord, options: RenderOptions): string {
-  const slowly = () => JSON.stringify(renderConversation(view, record, options));
+export function conversationJson(snapshot: ConversationSnapshot, options: RenderOptions): string {
+  const record = snapshot.conversation;
+  const slowly = () => JSON.stringify(renderConversation(snapshot, options));
   if (typeof record.type !== 'string' || !isTimestamp(record.created) || !isTimestamp(record.updated)) return slowly();
-  const coverage = coverageOf(view, record);
+  const coverage = coverageOf(snapshot);
   let iterable = '';
   let indices = '';
   let position = 0;
-  for (const id of record.messages) {
-    const message = view.get('messages', id);
+  const ids = record.messages;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const message = snapshot.messages[i];
     if (!message) continue;
     const reference = messageJson(message, options.transferables, coverage.get(id));
     // `indices` is an object in renderMessages: an integer-like or special key would move.
@@ -38,7 +46,7 @@ export function conversationJson(view: ReadView, record: ConversationRecord, opt
   if (position > 1 && new Set(record.messages).size !== record.messages.length) return slowly();
   let annotations = '';
   for (const id of record.annotations) {
-    const annotation = view.get('annotations', id);
+    const annotation = snapshot.annotations.get(id);
     if (annotation) annotations += `${annotations ? ',' : ''}{"id":${json(id)},"reference":${json(renderAnnotation(annotation))}}`;
   }
   let out =

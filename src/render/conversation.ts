@@ -1,5 +1,5 @@
 import type { ReadView } from '../ports.js';
-import type { AnnotationRecord, CollectionName, Collections, ConversationRecord, MessageRecord } from '../records.js';
+import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { covers } from '../relations.js';
 import { runAtOnce, runInSlices } from '../slices.js';
 import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
@@ -37,10 +37,10 @@ const NONE: readonly string[] = [];
  * Coverage is stored on the annotations alone; this is its other side, asked message by message
  * (so a page of messages costs only its own lookups).
  */
-export function coverageOf(view: ReadView, conversation: ConversationRecord): { get(messageId: string): readonly string[] } {
+export function coverageOf(snapshot: ConversationSnapshot): { get(messageId: string): readonly string[] } {
   const summaries: [string, AnnotationRecord][] = [];
-  for (const id of conversation.annotations) {
-    const annotation = view.get('annotations', id);
+  for (const id of snapshot.conversation.annotations) {
+    const annotation = snapshot.annotations.get(id);
     if (annotation && annotation.messages.length > 0) summaries.push([id, annotation]);
   }
   return {
@@ -65,33 +65,30 @@ type PageOptions = RenderOptions & { readonly limit?: number; readonly offset?: 
  * The conversation's messages, in order, as `{ iterable, indices }`; with `page`, only that page,
  * with `next` when more follow (`indices` are positions in the whole conversation).
  */
-export function renderMessages(view: ReadView, conversation: ConversationRecord, options: PageOptions): ConversationMessages {
-  return runAtOnce(messagesInSlices(view, conversation, options));
+export function renderMessages(snapshot: ConversationSnapshot, options: PageOptions): ConversationMessages {
+  return runAtOnce(messagesInSlices(snapshot, options));
 }
 
 /** {@link renderMessages}, a slice at a time (see {@link runInSlices}). */
-export function renderMessagesInSlices(
-  view: ReadView,
-  conversation: ConversationRecord,
-  options: PageOptions,
-): Promise<ConversationMessages> {
-  return runInSlices(messagesInSlices(view, conversation, options));
+export function renderMessagesInSlices(snapshot: ConversationSnapshot, options: PageOptions): Promise<ConversationMessages> {
+  return runInSlices(messagesInSlices(snapshot, options));
 }
 
-function* messagesInSlices(view: ReadView, conversation: ConversationRecord, options: PageOptions): Generator<void, ConversationMessages> {
+function* messagesInSlices(snapshot: ConversationSnapshot, options: PageOptions): Generator<void, ConversationMessages> {
   const iterable: ConversationMessage[] = [];
   const indices: Record<string, number> = {};
-  const coverage = coverageOf(view, conversation);
+  const coverage = coverageOf(snapshot);
   const first = options.offset ?? 0;
   const end = first + (options.limit ?? Infinity);
-  const ids = conversation.messages;
+  const ids = snapshot.conversation.messages;
   let position = 0;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    const message = messageAt(view, conversation, i);
-    if (!message) continue;
+    const message = snapshot.messages[i];
+    // Missing (only a damaged store lacks one): not counted. Not read (outside the page): counted.
+    if (message === undefined) continue;
     if (position >= end) return { iterable, indices, next: position };
-    if (position >= first) {
+    if (position >= first && message !== null) {
       indices[id] = position;
       iterable.push(renderMessage(message, options, coverage.get(id)));
       yield;
@@ -101,68 +98,52 @@ function* messagesInSlices(view: ReadView, conversation: ConversationRecord, opt
   return { iterable, indices };
 }
 
-/** The conversation's message at `index` of its list: by index from its snapshot, else by id. */
-function messageAt(view: ReadView, conversation: ConversationRecord, index: number): MessageRecord | undefined {
-  if (view instanceof ConversationSnapshot && view.conversation === conversation) return view.messages[index];
-  return view.get('messages', conversation.messages[index]!);
-}
-
 /**
- * A view of one conversation's messages and annotations as they are now. Stored records are
- * immutable, so rendering from it later, in slices, answers one consistent state. The messages are
- * kept in the conversation's order, which is how renderers read them; looking one up by id makes
- * an index of them on first use.
+ * One conversation with its messages and annotations as they were read: renderers look records up
+ * here, synchronously, and stored records are immutable, so rendering from it later, in slices,
+ * answers one consistent state.
  */
-export class ConversationSnapshot implements ReadView {
-  #byId: Map<string, MessageRecord> | undefined;
-
+export class ConversationSnapshot {
   constructor(
     readonly conversation: ConversationRecord,
-    /** The records of `conversation.messages`, index for index (undefined where one is missing). */
-    readonly messages: readonly (MessageRecord | undefined)[],
+    /**
+     * The records of `conversation.messages`, index for index: undefined where one is missing,
+     * null where it was not read (outside the page asked for).
+     */
+    readonly messages: readonly (MessageRecord | undefined | null)[],
     readonly annotations: ReadonlyMap<string, AnnotationRecord>,
   ) {}
-
-  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined {
-    if (collection === 'annotations') return this.annotations.get(id) as Collections[C] | undefined;
-    return collection === 'messages' ? (this.#messagesById().get(id) as Collections[C] | undefined) : undefined;
-  }
-
-  list<C extends CollectionName>(collection: C): readonly Collections[C][] {
-    if (collection === 'annotations') return [...this.annotations.values()] as Collections[C][];
-    return collection === 'messages' ? ([...this.#messagesById().values()] as Collections[C][]) : [];
-  }
-
-  #messagesById(): Map<string, MessageRecord> {
-    if (!this.#byId) {
-      this.#byId = new Map();
-      for (const message of this.messages) if (message) this.#byId.set(message.id, message);
-    }
-    return this.#byId;
-  }
 }
 
 /**
- * A {@link ConversationSnapshot} of the conversation `record` as `view` sees it. `messages`, when
- * the caller has them (it just stored them), are the records of `record.messages`, index for index.
+ * A {@link ConversationSnapshot} of the conversation `record` as `view` sees it: its messages
+ * (only those of positions `range.start` to `range.end` when given: a page) and annotations, each
+ * kind read at once. `messages`, when the caller has them (it just stored them), are the records
+ * of `record.messages`, index for index.
  */
-export function conversationSnapshot(
+export async function conversationSnapshot(
   view: ReadView,
   record: ConversationRecord,
   messages?: readonly (MessageRecord | undefined)[],
-): ConversationSnapshot {
-  const ids = record.messages;
-  let records = messages;
+  range?: { readonly start: number; readonly end: number },
+): Promise<ConversationSnapshot> {
+  let records: readonly (MessageRecord | undefined | null)[] | undefined = messages;
   if (!records) {
-    const found: (MessageRecord | undefined)[] = new Array(ids.length);
-    for (let i = 0; i < ids.length; i++) found[i] = view.get('messages', ids[i]!);
-    records = found;
+    const ids = record.messages;
+    if (range && (range.start > 0 || range.end < ids.length)) {
+      const start = Math.min(range.start, ids.length);
+      const end = Math.min(range.end, ids.length);
+      const page = await view.getMany('messages', ids.slice(start, end));
+      const all: (MessageRecord | undefined | null)[] = new Array(ids.length).fill(null);
+      for (let i = start; i < end; i++) all[i] = page[i - start];
+      records = all;
+    } else {
+      records = await view.getMany('messages', ids);
+    }
   }
+  const found = await view.getMany('annotations', record.annotations);
   const annotations = new Map<string, AnnotationRecord>();
-  for (const id of record.annotations) {
-    const annotation = view.get('annotations', id);
-    if (annotation) annotations.set(id, annotation);
-  }
+  record.annotations.forEach((id, i) => found[i] && annotations.set(id, found[i]));
   return new ConversationSnapshot(record, records, annotations);
 }
 
@@ -170,23 +151,20 @@ export function conversationSnapshot(
  * The conversation as the client expects it. Messages and annotations carry their `reference`,
  * so one read renders the whole conversation; other links are ids.
  */
-export function renderConversation(view: ReadView, record: ConversationRecord, options: RenderOptions): Conversation {
-  return withMessages(view, record, renderMessages(view, record, { transferables: options.transferables }));
+export function renderConversation(snapshot: ConversationSnapshot, options: RenderOptions): Conversation {
+  return withMessages(snapshot, renderMessages(snapshot, { transferables: options.transferables }));
 }
 
-/** {@link renderConversation} from a {@link conversationSnapshot}, a slice at a time. */
-export async function renderConversationInSlices(
-  snapshot: ReadView,
-  record: ConversationRecord,
-  options: RenderOptions,
-): Promise<Conversation> {
-  return withMessages(snapshot, record, await renderMessagesInSlices(snapshot, record, { transferables: options.transferables }));
+/** {@link renderConversation}, a slice at a time. */
+export async function renderConversationInSlices(snapshot: ConversationSnapshot, options: RenderOptions): Promise<Conversation> {
+  return withMessages(snapshot, await renderMessagesInSlices(snapshot, { transferables: options.transferables }));
 }
 
-function withMessages(view: ReadView, record: ConversationRecord, messages: ConversationMessages): Conversation {
+function withMessages(snapshot: ConversationSnapshot, messages: ConversationMessages): Conversation {
+  const record = snapshot.conversation;
   const annotations: Conversation['annotations']['iterable'] = [];
   for (const id of record.annotations) {
-    const annotation = view.get('annotations', id);
+    const annotation = snapshot.annotations.get(id);
     if (annotation) annotations.push({ id, reference: renderAnnotation(annotation) });
   }
   const rendered: Conversation = {

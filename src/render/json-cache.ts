@@ -1,11 +1,32 @@
 import type { ReadView } from '../ports.js';
 import type { ConversationRecord } from '../records.js';
 
-interface Entry {
+/**
+ * The version stamps of a conversation and of its messages and annotations, read before the
+ * records themselves: if one is written between the two reads, the stamps are older than what was
+ * rendered, and the cache misses once too often, never answers what is no longer true.
+ */
+export interface ConversationStamps {
   readonly conversation: ConversationRecord;
-  /** The message and annotation records the JSON was rendered from, in the conversation's order. */
-  readonly messages: readonly object[];
-  readonly annotations: readonly object[];
+  readonly version: number | undefined;
+  readonly messages: readonly (number | undefined)[];
+  readonly annotations: readonly (number | undefined)[];
+}
+
+/** The stamps of conversation `id` and its parts as `view` sees them now; undefined when it is gone. */
+export async function readStamps(view: ReadView, id: string): Promise<ConversationStamps | undefined> {
+  const [version] = await view.versions('conversations', [id]);
+  const conversation = await view.get('conversations', id);
+  if (!conversation) return undefined;
+  const [messages, annotations] = await Promise.all([
+    view.versions('messages', conversation.messages),
+    view.versions('annotations', conversation.annotations),
+  ]);
+  return { conversation, version, messages, annotations };
+}
+
+interface Entry {
+  readonly stamps: ConversationStamps;
   readonly json: string;
 }
 
@@ -13,10 +34,10 @@ interface Entry {
 const FIRST_GUESS_ENTRY_BYTES = 4096;
 
 /**
- * Serialized conversations, kept while they are still true. Stored records are immutable and
- * replaced on every change, so an entry is valid exactly when the conversation and each of its
- * messages and annotations are still the very objects it was rendered from: checking that costs
- * a few map lookups, far less than rendering and serializing again. Least recently used entries
+ * Serialized conversations, kept while they are still true: an entry is valid exactly when the
+ * version stamps of the conversation and of each of its messages and annotations are still those
+ * it was rendered from (see {@link ReadView.versions}); checking that reads no record, far less
+ * than reading and serializing them again. Least recently used entries
  * go first once the cache holds `maxBytes` of JSON.
  *
  * While there is room, every answer is kept. Once the cache is full, a new answer displaces
@@ -34,40 +55,39 @@ export class ConversationJsonCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  get(view: ReadView, id: string, transferables: boolean): string | undefined {
+  async get(view: ReadView, id: string, transferables: boolean): Promise<string | undefined> {
     const key = `${transferables ? 't' : 'f'}${id}`;
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    const conversation = view.get('conversations', id);
+    const { stamps } = entry;
+    const [version] = await view.versions('conversations', [id]);
     if (
-      conversation !== entry.conversation ||
-      !sameRecords(view, 'messages', conversation.messages, entry.messages) ||
-      !sameRecords(view, 'annotations', conversation.annotations, entry.annotations)
+      version === undefined ||
+      version !== stamps.version ||
+      !sameStamps(await view.versions('messages', stamps.conversation.messages), stamps.messages) ||
+      !sameStamps(await view.versions('annotations', stamps.conversation.annotations), stamps.annotations)
     ) {
-      this.#remove(key, entry);
+      if (this.#entries.get(key) === entry) this.#remove(key, entry);
       // It was read again while cached: its next rendering is admitted at once.
       this.#rememberReadOnce(key);
       return undefined;
     }
-    // Refresh its place in the least-recently-used order.
+    // Refresh its place in the least-recently-used order (unless it went meanwhile).
+    if (this.#entries.get(key) !== entry) return entry.json;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry.json;
   }
 
-  set(view: ReadView, conversation: ConversationRecord, transferables: boolean, json: string): void {
-    if (json.length > this.maxBytes) return;
-    const key = `${transferables ? 't' : 'f'}${conversation.id}`;
+  /** Keeps `json`, rendered from the records whose stamps (read before them) are `stamps`. */
+  set(stamps: ConversationStamps, transferables: boolean, json: string): void {
+    if (json.length > this.maxBytes || stamps.version === undefined) return;
+    const key = `${transferables ? 't' : 'f'}${stamps.conversation.id}`;
     const previous = this.#entries.get(key);
     if (previous) this.#remove(key, previous);
     else if (this.#bytes + json.length > this.maxBytes && !this.#admit(key)) return;
     this.#seenOnce.delete(key);
-    this.#entries.set(key, {
-      conversation,
-      messages: conversation.messages.map((id) => view.get('messages', id) as object),
-      annotations: conversation.annotations.map((id) => view.get('annotations', id) as object),
-      json,
-    });
+    this.#entries.set(key, { stamps, json });
     this.#bytes += json.length;
     for (const [oldest, entry] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
@@ -98,8 +118,8 @@ export class ConversationJsonCache {
   }
 }
 
-function sameRecords(view: ReadView, collection: 'messages' | 'annotations', ids: readonly string[], records: readonly object[]): boolean {
-  if (ids.length !== records.length) return false;
-  for (let i = 0; i < ids.length; i++) if (view.get(collection, ids[i]!) !== records[i]) return false;
+function sameStamps(now: readonly (number | undefined)[], then: readonly (number | undefined)[]): boolean {
+  if (now.length !== then.length) return false;
+  for (let i = 0; i < now.length; i++) if (now[i] === undefined || now[i] !== then[i]) return false;
   return true;
 }

@@ -1,94 +1,107 @@
-import { deepFreeze, frozenCopy } from '../frozen.js';
-import type { ReadView, Transaction } from '../ports.js';
+import { deepFreeze } from '../frozen.js';
+import type { Page, PageRequest, ReadView } from '../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections } from '../records.js';
 
+/** A stored record with its version stamp and its place in insertion order. */
+export interface Row<T = object> {
+  readonly record: T;
+  /** Changes on every write of the record (see {@link ReadView.versions}). */
+  readonly version: number;
+  /** Its place in the collection's insertion order: kept when the record is written again. */
+  readonly order: number;
+}
+
 /**
- * The in-memory state of a store: one Map of records per collection, in insertion order. Records
- * are frozen before anyone sees them: written ones at once, loaded ones on their first read (so
- * opening a large store does not pay for freezing what nobody reads).
+ * Records held in memory: one Map of rows per collection, in insertion order. Records are frozen
+ * before anyone sees them: written ones at once, loaded ones on their first read (so opening a
+ * large store does not pay for freezing what nobody reads).
  */
-export type RecordTables = { [C in CollectionName]: Map<string, Collections[C]> };
+export class RecordTables {
+  readonly #maps = new Map<CollectionName, Map<string, Row>>(COLLECTION_NAMES.map((name) => [name, new Map()]));
+  /** The last version stamp and order number given out (shared by all collections). */
+  #clock = 0;
 
-/** One write of a transaction: the record to store, or null to delete it. */
-export interface Change {
-  readonly collection: CollectionName;
-  readonly id: string;
-  readonly record: object | null;
-}
+  /** The rows of one collection. */
+  rows(collection: CollectionName): Map<string, Row> {
+    return this.#maps.get(collection)!;
+  }
 
-export function createRecordTables(): RecordTables {
-  const tables = {} as Record<CollectionName, Map<string, unknown>>;
-  for (const name of COLLECTION_NAMES) tables[name] = new Map();
-  return tables as RecordTables;
-}
+  /** Stores or replaces a record (null deletes it); a new record goes at the end of the order. */
+  set(collection: CollectionName, id: string, record: object | null): void {
+    const rows = this.rows(collection);
+    if (record === null) {
+      rows.delete(id);
+      return;
+    }
+    const version = ++this.#clock;
+    rows.set(id, { record, version, order: rows.get(id)?.order ?? version });
+  }
 
-/** A read-only view of the committed tables. */
-export function createReadView(tables: RecordTables): ReadView {
-  return {
-    get: (collection, id) => sealed(tables[collection].get(id)),
-    list: (collection) => Array.from(tables[collection].values(), sealed),
-  };
+  /** A record as it was loaded, frozen on first read. */
+  get(collection: CollectionName, id: string): object | undefined {
+    const row = this.rows(collection).get(id);
+    return row && sealed(row.record);
+  }
+
+  /** An async view of these tables, for the collections listed (all by default). */
+  view(): ReadView {
+    return {
+      get: async (collection, id) => this.get(collection, id) as never,
+      getMany: async (collection, ids) => ids.map((id) => this.get(collection, id)) as never,
+      list: async (collection, page) => pageOfRows(this.rows(collection), page) as never,
+      count: async (collection) => this.rows(collection).size,
+      versions: async (collection, ids) => {
+        const rows = this.rows(collection);
+        return ids.map((id) => rows.get(id)?.version);
+      },
+    };
+  }
 }
 
 /** The record, deep-frozen on its first read. */
-function sealed<T>(record: T): T {
+export function sealed<T>(record: T): T {
   return record && !Object.isFrozen(record) ? deepFreeze(record) : record;
 }
 
 /**
- * Runs `fn` against a buffered view of `tables`: its writes are collected, not applied. If `fn`
- * throws, nothing is returned and `tables` is untouched; otherwise the caller applies `changes`.
+ * The page of `rows` that `page` asks for. The cursor is the order number of the page's last
+ * record, so it stays valid when that record is deleted meanwhile.
  */
-export function runBuffered<T>(tables: RecordTables, fn: (tx: Transaction) => T): { result: T; changes: Change[] } {
-  const pending = new Map<CollectionName, Map<string, object | null>>();
-  const pendingOf = (collection: CollectionName) => {
-    let map = pending.get(collection);
-    if (!map) pending.set(collection, (map = new Map()));
-    return map;
-  };
-  const tx: Transaction = {
-    get(collection, id) {
-      const buffered = pending.get(collection)?.get(id);
-      if (buffered !== undefined) return (buffered ?? undefined) as never;
-      return sealed(tables[collection].get(id)) as never;
-    },
-    list(collection) {
-      const buffered = pending.get(collection);
-      const committed = Array.from(tables[collection].values(), sealed);
-      if (!buffered) return committed as never;
-      const result: object[] = [];
-      for (const record of committed) {
-        const id = (record as { id: string }).id;
-        const next = buffered.has(id) ? buffered.get(id) : record;
-        if (next) result.push(next);
-      }
-      for (const [id, record] of buffered) if (record && !tables[collection].has(id)) result.push(record);
-      return result as never;
-    },
-    put(collection, record) {
-      pendingOf(collection).set(record.id, frozenCopy(record));
-    },
-    delete(collection, id) {
-      pendingOf(collection).set(id, null);
-    },
-  };
-  const result = fn(tx);
-  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
-    // Its writes after the first `await` would land nowhere: none of them is kept.
-    throw new TypeError('A transaction’s function must be synchronous; this one returned a promise, and none of its writes was kept.');
+export function pageOfRows(rows: ReadonlyMap<string, Row>, page: PageRequest = {}): Page<object> {
+  const after = page.after === undefined ? undefined : cursorOrder(page.after);
+  let skip = page.offset ?? 0;
+  const limit = page.limit ?? Infinity;
+  const records: object[] = [];
+  let last: Row | undefined;
+  let more = false;
+  for (const row of rows.values()) {
+    if (after !== undefined && row.order <= after) continue;
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    if (records.length >= limit) {
+      more = true;
+      break;
+    }
+    records.push(sealed(row.record));
+    last = row;
   }
-  const changes: Change[] = [];
-  for (const [collection, records] of pending) {
-    for (const [id, record] of records) changes.push({ collection, id, record });
-  }
-  return { result, changes };
+  return more && last ? { records, next: String(last.order) } : { records };
 }
 
-/** Applies committed changes to the tables. */
-export function applyChanges(tables: RecordTables, changes: readonly Change[]): void {
-  for (const { collection, id, record } of changes) {
-    const table = tables[collection] as Map<string, object>;
-    if (record) table.set(id, record);
-    else table.delete(id);
-  }
+function cursorOrder(cursor: string): number {
+  const order = Number(cursor);
+  if (!Number.isSafeInteger(order)) throw new TypeError(`"${cursor}" is not a cursor this store gave out.`);
+  return order;
 }
+
+/** The first `limit` of `records` after `offset`, with `next` when more follow. */
+export function pageOfArray<T>(records: readonly T[], page: PageRequest = {}): Page<T> {
+  const start = (page.after === undefined ? 0 : Number(page.after)) + (page.offset ?? 0);
+  const end = Math.min(records.length, start + (page.limit ?? Infinity));
+  const slice = records.slice(start, end);
+  return end < records.length ? { records: slice, next: String(end) } : { records: slice };
+}
+
+export type { Collections };

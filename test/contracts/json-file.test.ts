@@ -2,9 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository, JSON_FILE_FORMAT_VERSION } from '../../src/index.js';
+import { describeRepositoryContract } from '../../src/testing/index.js';
 import { conversationRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { describeRepositoryContract } from './repository-contract.js';
 
 let counter = 0;
 const root = await tempDir();
@@ -25,6 +25,7 @@ describe('JSON file repository on disk', () => {
 
     const second = await createJsonFileRepository({ file });
     expect(await second.read((view) => view.get('conversations', 'c1'))).toEqual(conversationRecord('c1', 'Persisted'));
+    expect((await second.read((view) => view.list('conversations'))).records).toEqual([conversationRecord('c1', 'Persisted')]);
     await second.close();
   });
 

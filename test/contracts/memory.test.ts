@@ -1,4 +1,4 @@
 import { createMemoryRepository } from '../../src/index.js';
-import { describeRepositoryContract } from './repository-contract.js';
+import { describeRepositoryContract } from '../../src/testing/index.js';
 
 describeRepositoryContract('memory', async () => createMemoryRepository());

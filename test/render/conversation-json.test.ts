@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ConversationRecord, createMemoryRepository, type MessageRecord } from '../../src/index.js';
-import { renderConversation } from '../../src/render/conversation.js';
+import { conversationSnapshot, renderConversation } from '../../src/render/conversation.js';
 import { conversationJson } from '../../src/render/conversation-json.js';
 import { conversationRecord } from '../helpers/records.js';
 
@@ -95,15 +95,17 @@ describe('conversationJson', () => {
       for (const record of oddConversations) tx.put('conversations', record);
     });
 
-    await repository.read((view) => {
+    await repository.read(async (view) => {
       // The summary's coverage shows on the message it covers.
-      expect(JSON.parse(conversationJson(view, conversation, { transferables: true })).messages.iterable[1].reference.annotations).toEqual({
+      const full = await conversationSnapshot(view, conversation);
+      expect(JSON.parse(conversationJson(full, { transferables: true })).messages.iterable[1].reference.annotations).toEqual({
         iterable: [{ id: 'a-1' }],
       });
       for (const record of [conversation, minimal, ...oddConversations]) {
+        const snapshot = await conversationSnapshot(view, record);
         for (const transferables of [true, false]) {
-          const written = conversationJson(view, record, { transferables });
-          expect(written).toBe(JSON.stringify(renderConversation(view, record, { transferables })));
+          const written = conversationJson(snapshot, { transferables });
+          expect(written).toBe(JSON.stringify(renderConversation(snapshot, { transferables })));
           expect(() => JSON.parse(written)).not.toThrow();
         }
       }

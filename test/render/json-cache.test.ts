@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryRepository, type ReadView } from '../../src/index.js';
-import { ConversationJsonCache } from '../../src/render/json-cache.js';
+import { ConversationJsonCache, readStamps } from '../../src/render/json-cache.js';
 import { conversationRecord } from '../helpers/records.js';
 
 async function storeOf(count: number) {
@@ -12,10 +12,17 @@ async function storeOf(count: number) {
 }
 
 /** What a read through the cache does: answer the cached JSON, or render (here: a stand-in) and offer it. */
-function read(cache: ConversationJsonCache, view: ReadView, id: string, json = `{"id":"${id}"}`): 'hit' | 'miss' {
-  if (cache.get(view, id, false) !== undefined) return 'hit';
-  cache.set(view, view.get('conversations', id)!, false, json);
+async function read(cache: ConversationJsonCache, view: ReadView, id: string, json = `{"id":"${id}"}`): Promise<'hit' | 'miss'> {
+  if ((await cache.get(view, id, false)) !== undefined) return 'hit';
+  cache.set((await readStamps(view, id))!, false, json);
   return 'miss';
+}
+
+/** Reads one after another, in order (as clients that wait for each answer). */
+async function inTurn(cache: ConversationJsonCache, view: ReadView, ids: readonly string[], json: string): Promise<('hit' | 'miss')[]> {
+  const outcomes: ('hit' | 'miss')[] = [];
+  for (const id of ids) outcomes.push(await read(cache, view, id, json));
+  return outcomes;
 }
 
 describe('ConversationJsonCache', () => {
@@ -23,23 +30,23 @@ describe('ConversationJsonCache', () => {
     const { repository, view } = await storeOf(1);
     const cache = new ConversationJsonCache(1024 * 1024);
 
-    expect(read(cache, await view(), 'c-0')).toBe('miss');
-    expect(read(cache, await view(), 'c-0')).toBe('hit');
-    expect(cache.get(await view(), 'c-0', true)).toBeUndefined(); // the other rendering is its own entry
+    expect(await read(cache, await view(), 'c-0')).toBe('miss');
+    expect(await read(cache, await view(), 'c-0')).toBe('hit');
+    expect(await cache.get(await view(), 'c-0', true)).toBeUndefined(); // the other rendering is its own entry
 
     await repository.transact((tx) => tx.put('conversations', conversationRecord('c-0', 'renamed')));
-    expect(read(cache, await view(), 'c-0')).toBe('miss');
-    expect(read(cache, await view(), 'c-0')).toBe('hit');
+    expect(await read(cache, await view(), 'c-0')).toBe('miss');
+    expect(await read(cache, await view(), 'c-0')).toBe('hit');
   });
 
   it('keeps every conversation while they fit, whatever their size', async () => {
     const { ids, view } = await storeOf(500);
     const cache = new ConversationJsonCache(500 * 400);
     const v = await view();
-    const outcomes = () => ids.map((id) => read(cache, v, id, 'x'.repeat(400)));
+    const outcomes = () => inTurn(cache, v, ids, 'x'.repeat(400));
 
-    expect(outcomes()).not.toContain('hit');
-    expect(outcomes()).not.toContain('miss');
+    expect(await outcomes()).not.toContain('hit');
+    expect(await outcomes()).not.toContain('miss');
   });
 
   it('once full, keeps its entries through reads spread over more conversations than it holds', async () => {
@@ -47,17 +54,17 @@ describe('ConversationJsonCache', () => {
     // Room for 8 conversations.
     const cache = new ConversationJsonCache(8 * 4000);
     const v = await view();
-    const outcomes = (order: string[]) => order.map((id) => read(cache, v, id, 'x'.repeat(4000)));
+    const outcomes = (order: string[]) => inTurn(cache, v, order, 'x'.repeat(4000));
     const [hot, filler, others] = [ids.slice(0, 4), ids.slice(4, 8), ids.slice(8)];
 
-    expect(outcomes([...hot, ...filler])).not.toContain('hit'); // now full
-    expect(outcomes(hot)).toEqual(hot.map(() => 'hit'));
+    expect(await outcomes([...hot, ...filler])).not.toContain('hit'); // now full
+    expect(await outcomes(hot)).toEqual(hot.map(() => 'hit'));
     // A scan over the 32 others, twice: each comes back after 31 others, later than an entry of a
     // cache of 8 could be hit, so none displaces anything...
-    expect(outcomes([...others, ...others])).not.toContain('hit');
-    expect(outcomes([...hot, ...filler])).not.toContain('miss');
+    expect(await outcomes([...others, ...others])).not.toContain('hit');
+    expect(await outcomes([...hot, ...filler])).not.toContain('miss');
     // ...while one read again soon does.
-    expect(outcomes([others[0]!, others[1]!, others[0]!, others[0]!])).toEqual(['miss', 'miss', 'miss', 'hit']);
+    expect(await outcomes([others[0]!, others[1]!, others[0]!, others[0]!])).toEqual(['miss', 'miss', 'miss', 'hit']);
   });
 
   it('evicts the least recently used once it holds its byte budget', async () => {
@@ -66,13 +73,13 @@ describe('ConversationJsonCache', () => {
     const v = await view();
     const big = 'x'.repeat(1000);
 
-    for (const id of ['c-0', 'c-1']) read(cache, v, id, big);
-    expect(read(cache, v, 'c-0', big)).toBe('hit'); // c-0 is now the most recently used
-    read(cache, v, 'c-2', big); // full: remembered, not cached
-    expect(read(cache, v, 'c-2', big)).toBe('miss'); // read again soon: cached, and c-1 goes
-    expect(cache.get(v, 'c-1', false)).toBeUndefined();
-    expect(cache.get(v, 'c-0', false)).toBe(big);
-    expect(cache.get(v, 'c-2', false)).toBe(big);
+    for (const id of ['c-0', 'c-1']) await read(cache, v, id, big);
+    expect(await read(cache, v, 'c-0', big)).toBe('hit'); // c-0 is now the most recently used
+    await read(cache, v, 'c-2', big); // full: remembered, not cached
+    expect(await read(cache, v, 'c-2', big)).toBe('miss'); // read again soon: cached, and c-1 goes
+    expect(await cache.get(v, 'c-1', false)).toBeUndefined();
+    expect(await cache.get(v, 'c-0', false)).toBe(big);
+    expect(await cache.get(v, 'c-2', false)).toBe(big);
   });
 
   it('keeps nothing with a budget of 0, or larger than its budget', async () => {
@@ -83,7 +90,7 @@ describe('ConversationJsonCache', () => {
       [10, 'x'.repeat(11)],
     ] as const) {
       const cache = new ConversationJsonCache(budget);
-      for (let i = 0; i < 3; i++) expect(read(cache, v, 'c-0', json)).toBe('miss');
+      for (let i = 0; i < 3; i++) expect(await read(cache, v, 'c-0', json)).toBe('miss');
     }
   });
 });

@@ -918,7 +918,7 @@ export function consistencyProblems({ conversations, lists, details }: StoreStat
  * answers leave out ids that name no record, so a dangling id is only visible here).
  */
 export async function storedRelationProblems(repository: Repository): Promise<string[]> {
-  return repository.read((view) => {
+  return repository.read(async (view) => {
     const problems: string[] = [];
     const idsIn = (record: Record<string, unknown>, end: RelationEnd): string[] => {
       const value = record[end.field];
@@ -930,9 +930,9 @@ export async function storedRelationProblems(repository: Repository): Promise<st
         [relation.a, relation.b],
         [relation.b, relation.a],
       ] as const) {
-        for (const record of view.list(from.collection) as unknown as Record<string, unknown>[]) {
+        for (const record of (await view.list(from.collection)).records as unknown as Record<string, unknown>[]) {
           for (const otherId of idsIn(record, from)) {
-            const other = view.get(to.collection, otherId) as unknown as Record<string, unknown> | undefined;
+            const other = (await view.get(to.collection, otherId)) as unknown as Record<string, unknown> | undefined;
             if (!other)
               problems.push(
                 `${name}: ${from.collection} ${String(record.id)}.${from.field} names ${to.collection} ${otherId}, which does not exist`,
@@ -947,9 +947,9 @@ export async function storedRelationProblems(repository: Repository): Promise<st
     }
     // A summary's coverage is kept on the annotation alone: each covered message must exist and
     // belong to the summary's conversation.
-    for (const annotation of view.list('annotations')) {
+    for (const annotation of (await view.list('annotations')).records) {
       for (const messageId of annotation.messages) {
-        const message = view.get('messages', messageId);
+        const message = await view.get('messages', messageId);
         if (!message) problems.push(`coverage: annotation ${annotation.id} covers message ${messageId}, which does not exist`);
         else if (message.conversation !== annotation.conversation)
           problems.push(

@@ -10,7 +10,9 @@ const folder = process.argv[2]!;
 // A small compaction threshold, so kills also land during snapshot writes and journal rotations.
 const repository = await createJsonFileRepository({ file: `${folder}/db.json`, compactAfterBytes: 64 * 1024 });
 // Continue numbering after what earlier runs left, so every run adds new records.
-let next = await repository.read((view) => Math.max(-1, ...view.list('conversations').map((c) => Number(c.id.slice(1)))) + 1);
+let next = await repository.read(
+  async (view) => Math.max(-1, ...(await view.list('conversations')).records.map((c) => Number(c.id.slice(1)))) + 1,
+);
 
 async function worker(): Promise<void> {
   for (;;) {

@@ -53,9 +53,9 @@ describe('crash safety of the JSON-file repository', () => {
 
       const warnings: string[] = [];
       const repository = await createJsonFileRepository({ file: `${folder}/db.json`, logger: { warn: (m) => warnings.push(m) } });
-      const state = await repository.read((view) => ({
-        conversations: new Set(view.list('conversations').map((c) => c.id)),
-        websites: new Map(view.list('websites').map((w) => [w.id, w])),
+      const state = await repository.read(async (view) => ({
+        conversations: new Set((await view.list('conversations')).records.map((c) => c.id)),
+        websites: new Map((await view.list('websites')).records.map((w) => [w.id, w])),
       }));
       for (const n of acked) expected.add(`c${n}`);
       for (const id of expected) expect(state.conversations.has(id), `${id} acknowledged before run ${run}'s kill`).toBe(true);

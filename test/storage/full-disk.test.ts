@@ -50,7 +50,7 @@ describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
     // A full disk is not a bug: it has its own code (507 over HTTP), and says so.
     expect(isServiceError(failure) && failure.code).toBe('INSUFFICIENT_STORAGE');
     expect((failure as Error).message).toMatch(/^The disk is full\./);
-    expect((await repository.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(acknowledged);
+    expect((await repository.read((view) => view.list('conversations'))).records.map((c) => c.id)).toEqual(acknowledged);
 
     await rm(filler);
     await repository.transact((tx) => tx.put('conversations', conversationRecord('after-space-returned')));
@@ -58,7 +58,7 @@ describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
     await repository.close();
 
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
-    expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(acknowledged);
+    expect((await reopened.read((view) => view.list('conversations'))).records.map((c) => c.id)).toEqual(acknowledged);
     await reopened.close();
     await rm(path.dirname(file), { recursive: true });
   });

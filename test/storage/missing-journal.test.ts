@@ -12,7 +12,7 @@ import { conversationRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const quiet = { warn: () => undefined };
-const ids = (repository: Repository) => repository.read((view) => view.list('conversations').map((c) => c.id));
+const ids = (repository: Repository) => repository.read(async (view) => (await view.list('conversations')).records.map((c) => c.id));
 
 /** The folder as a crash would leave it: every file as it is now, and no lock holder alive. */
 async function crashImage(file: string): Promise<string> {

@@ -33,7 +33,7 @@ describe('recovery from the backup snapshot', () => {
     // The README's step: replace db.json with db.json.bak, and start again.
     await copyFile(`${file}.bak`, file);
     const recovered = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
-    expect((await recovered.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect((await recovered.read((view) => view.list('conversations'))).records.map((c) => c.id)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
     await recovered.close();
   });
 });

@@ -66,7 +66,7 @@ describe('snapshot writes on a failing disk', () => {
     expect((await readdir(path.dirname(file))).some((name) => name.endsWith('.tmp'))).toBe(false);
 
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
-    expect((await reopened.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual([
+    expect((await reopened.read((view) => view.list('conversations'))).records.map((c) => c.id)).toEqual([
       'in-the-snapshot',
       'only-in-the-journal',
     ]);

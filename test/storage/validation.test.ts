@@ -47,7 +47,7 @@ describe('records checked when a store opens', () => {
     const warnings: string[] = [];
     const repository = await createJsonFileRepository({ file, logger: { warn: (message) => warnings.push(message) } });
     expect(warnings.join('\n')).toMatch(/torn record at the end of .*journal-000005/);
-    expect((await repository.read((view) => view.list('conversations'))).map((c) => c.id)).toEqual(['c1']);
+    expect((await repository.read((view) => view.list('conversations'))).records.map((c) => c.id)).toEqual(['c1']);
     await repository.close();
   });
 

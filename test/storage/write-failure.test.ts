@@ -64,18 +64,18 @@ describe('JSON-file repository when the disk fails', () => {
       /could not be written .*no space left.*nothing of this write was kept/,
     );
     // Reads go on, and show what the disk holds.
-    expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+    expect(ids((await repository.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged']);
 
     disk.failJournalWrites = false;
     await repository.transact((tx) => tx.put('conversations', conversationRecord('later')));
-    expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged', 'later']);
+    expect(ids((await repository.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged', 'later']);
     // The half-written line was cut off: every line of the journal is whole.
     const journal = await readFile(`${file}.journal-000001`, 'utf8');
     for (const line of journal.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     await repository.close();
 
     const reopened = await createJsonFileRepository({ file });
-    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['acknowledged', 'later']);
+    expect(ids((await reopened.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged', 'later']);
     await reopened.close();
   });
 
@@ -92,13 +92,13 @@ describe('JSON-file repository when the disk fails', () => {
     for (let i = 0; i < 5; i++) await repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(warnings.join('\n')).toMatch(/too many open files/);
-    expect(ids(await repository.read((view) => view.list('conversations')))).toHaveLength(5);
+    expect(ids((await repository.read((view) => view.list('conversations'))).records)).toHaveLength(5);
     disk.failOpens = false;
     await repository.transact((tx) => tx.put('conversations', conversationRecord('after')));
     await repository.close();
 
     const reopened = await createJsonFileRepository({ file });
-    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'after']);
+    expect(ids((await reopened.read((view) => view.list('conversations'))).records)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'after']);
     await reopened.close();
   });
 
@@ -118,7 +118,7 @@ describe('JSON-file repository when the disk fails', () => {
     await expect(readFile(`${file}.journal-000002`)).rejects.toMatchObject({ code: 'ENOENT' });
 
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => {} } });
-    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+    expect(ids((await reopened.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged']);
     await reopened.close();
   });
 
@@ -136,11 +136,11 @@ describe('JSON-file repository when the disk fails', () => {
     await expect(repository.transact((tx) => tx.put('conversations', conversationRecord('still-refused')))).rejects.toThrow(
       /cannot be written|could not be written/,
     );
-    expect(ids(await repository.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+    expect(ids((await repository.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged']);
     await repository.close();
 
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => {} } });
-    expect(ids(await reopened.read((view) => view.list('conversations')))).toEqual(['acknowledged']);
+    expect(ids((await reopened.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged']);
     await reopened.close();
   });
 });

@@ -2,13 +2,17 @@ import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
-import type { Repository } from '../../ports.js';
-import { COLLECTION_NAMES } from '../../records.js';
+import type { ReadView, Repository } from '../../ports.js';
+import { COLLECTION_NAMES, type CollectionName, type ConversationRecord, type MessageRecord } from '../../records.js';
 import { Slices } from '../../slices.js';
+import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
 import { recordProblem } from '../record-checks.js';
-import { applyChanges, type Change, createReadView, createRecordTables, type RecordTables, runBuffered } from '../record-tables.js';
+import { pageOfRows, RecordTables } from '../record-tables.js';
+import { writeMessageFiles } from './compaction.js';
 import { acquireFolderLock } from './folder-lock.js';
-import { encodeEntryInSlices, type JournalChange, JournalWriter, readJournal } from './journal.js';
+import { encodeEntryInSlices, type JournalChange, JournalWriter, type RecordSpan, readJournal } from './journal.js';
+import { hintPath, journalPath, messageFilePath, readHint } from './message-files.js';
+import { MessageStore } from './message-store.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
 import { type SnapshotData, SnapshotFile } from './snapshot.js';
@@ -18,7 +22,9 @@ export { JSON_FILE_FORMAT_VERSION };
 export interface JsonFileRepositoryOptions {
   /**
    * Path of the snapshot, a JSON file a person can read. Beside it live the journal
-   * (`<file>.journal-<n>`), the previous snapshot (`<file>.bak`) and the lock (`<file>.lock`).
+   * (`<file>.journal-<n>`), the message files (`<file>.messages-<n>`) and the hint files that
+   * say where each message is (`<file>.hint-<n>`), the previous snapshot (`<file>.bak`) and the
+   * lock (`<file>.lock`).
    * The folder is created if missing.
    */
   readonly file: string;
@@ -45,10 +51,13 @@ export interface JsonFileRepositoryOptions {
 }
 
 /**
- * A Repository kept in a JSON snapshot plus an append-only journal. Reads are served from memory.
- * A transaction appends one journal line (group-committed with concurrent ones), so its cost does
- * not grow with the data; the journal is folded into the snapshot in the background and at close.
- * One process at a time may open a data file: a second one fails naming the holder.
+ * A Repository kept in a JSON snapshot, an append-only journal and message files. Conversations,
+ * their links and the other small records are held in memory; messages stay on disk, found
+ * through an index of where each one is (the keydir), and are read when asked for. A transaction
+ * appends one journal line (group-committed with concurrent ones), so its cost does not grow with
+ * the data; the journal is folded into the snapshot, and its messages copied into a message file,
+ * in the background and at close. One process at a time may open a data file: a second one fails
+ * naming the holder.
  */
 export async function createJsonFileRepository(options: JsonFileRepositoryOptions): Promise<Repository> {
   const file = path.resolve(options.file);
@@ -60,24 +69,51 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const lock = await acquireFolderLock(`${file}.lock`, folder, { takeOver: options.takeOverLock ?? false });
 
-  let tables: RecordTables;
+  const tables = new RecordTables();
+  const messages = new MessageStore(file);
   let seq: number;
   let snapshotSeq: number;
   // The journal file the snapshot on disk names as its continuation: files before it are all in
   // the snapshot. When that snapshot becomes the backup (`db.json.bak`), the files from here on
   // are what the backup needs to be whole, so only earlier ones are deleted.
   let snapshotJournal: number | undefined;
+  // The message files the snapshot's hint points into, and those of the backup's hint: both stay.
+  let messageFiles: readonly number[] = [];
+  let backupMessageFiles: readonly number[] = [];
+  let hint: number | undefined;
   let journalIndex: number;
   let writer: JournalWriter;
   // The journal writer once open, so that a failure after it closes it again.
   let opened: JournalWriter | undefined;
+  // Messages still in the snapshot (a store of version 4): moved to a message file before open answers.
+  let migrating = false;
   // Lowdb holds the snapshot: its adapter streams, flushes and renames it into place.
   const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`), emptySnapshot());
   try {
-    const loaded = await loadSnapshot(snapshot, file);
-    tables = loaded.tables;
+    const loaded = await loadSnapshot(snapshot, file, tables, messages);
+    migrating = loaded.migrating;
     seq = snapshotSeq = loaded.journalSeq;
     snapshotJournal = loaded.journal;
+    hint = loaded.hint;
+    if (hint !== undefined) {
+      const hintFile = hintPath(file, hint);
+      const { header, lines } = await readHint(hintFile);
+      if (header.journalSeq !== loaded.journalSeq) {
+        throw new Error(
+          `The hint file ${hintFile} belongs to another snapshot (entry ${header.journalSeq}, not ${loaded.journalSeq}). Nothing was changed; see the README on recovery.`,
+        );
+      }
+      for (const index of header.messageFiles) {
+        const size = await sizeOf(messageFilePath(file, index), -1);
+        if (size < 0)
+          throw new Error(
+            `The message file ${messageFilePath(file, index)} is missing: the hint file ${hintFile} says messages are there. Nothing was changed; see the README on recovery.`,
+          );
+      }
+      messages.loadHint(lines, (id) => tables.rows('conversations').get(id)?.record as ConversationRecord | undefined, hintFile);
+      messageFiles = header.messageFiles;
+      backupMessageFiles = header.backupMessageFiles ?? [];
+    }
     const journals = await listJournals(file);
     const present = new Set(journals.map((journal) => journal.index));
     const requireJournal = (index: number, namedBy: string) => {
@@ -107,16 +143,14 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         if (entry.seq !== seq + 1) {
           throw new Error(`The journal ${journal.path} skips from entry ${seq} to ${entry.seq}: entries are missing. Nothing was changed.`);
         }
-        applyChanges(
-          tables,
-          entry.changes.map((change) => replayed(tables, change, entry.version ?? 2, journal.path, entry.seq)),
-        );
+        const changes = entry.changes.map((change) => replayed(tables, messages, change, entry.version ?? 2, journal.path, entry.seq));
+        apply(tables, messages, changes, entry.seq);
         seq = entry.seq;
       }
     }
     // Writes go on in the last file (each file's lines are whole now), or a first one.
     journalIndex = journals.at(-1)?.index ?? 1;
-    writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable);
+    writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex);
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
     if (loaded.source === undefined && journals.length === 0) {
@@ -127,6 +161,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
   } catch (error) {
     await opened?.close().catch(() => undefined);
+    messages.reader.close();
     await lock.release();
     throw error;
   }
@@ -145,14 +180,17 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // the records they replaced: a failed write undoes them, so memory holds what the disk holds.
   const unsettled: { seq: number; before: Change[] }[] = [];
   const rollBack = () => {
-    for (const { before } of unsettled.toReversed()) applyChanges(tables, before);
-    if (unsettled[0]) seq = unsettled[0].seq - 1;
+    for (const { before } of unsettled.toReversed()) for (const { collection, id, record } of before) tables.set(collection, id, record);
+    if (unsettled[0]) {
+      messages.rollBack(unsettled[0].seq);
+      seq = unsettled[0].seq - 1;
+    }
     unsettled.length = 0;
   };
   writer.onFailure = rollBack;
-  let snapshotBytes = await sizeOf(file);
+  let snapshotBytes = (await sizeOf(file)) + (hint === undefined ? 0 : await sizeOf(hintPath(file, hint)));
 
-  /** Writes a snapshot of everything committed so far and drops the journals it makes redundant. */
+  /** Writes a snapshot of everything committed so far and drops the files it makes redundant. */
   function compact(): Promise<void> {
     compaction ??= foldJournal();
     return compaction;
@@ -162,20 +200,31 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     try {
       const foldedSeq = seq;
       const nextIndex = journalIndex + 1;
-      snapshot.data = { ...captureSnapshot(tables, foldedSeq), journal: nextIndex };
+      const captured = captureSnapshot(tables, foldedSeq);
+      snapshot.data = { ...captured, journal: nextIndex, hint: nextIndex };
+      const conversations = (captured.conversations ?? []) as ConversationRecord[];
+      const plan = messages.capture(conversations);
       // Queued behind every line appended so far: it resolves once they are all on disk, so the
       // snapshot captured above holds only what the disk holds (if one fails, this rejects).
       await writer.rotate(journalPath(file, nextIndex), nextIndex);
       journalIndex = nextIndex;
+      const written = await writeMessageFiles(file, nextIndex, plan, conversations, messages.reader, foldedSeq, messageFiles);
       // The snapshot being replaced becomes the backup: the journals from the one it names on must stay.
       const backupJournal = snapshotJournal;
+      const previousHint = hint;
       await snapshot.write();
+      for (const [message, to] of written.moved) messages.moved(message, to);
       snapshotSeq = foldedSeq;
       snapshotJournal = nextIndex;
-      snapshotBytes = await sizeOf(file);
-      for (const journal of await listJournals(file)) {
-        if (backupJournal !== undefined && journal.index < backupJournal) await unlink(journal.path);
-      }
+      backupMessageFiles = messageFiles;
+      messageFiles = written.messageFiles;
+      hint = nextIndex;
+      snapshotBytes = (await sizeOf(file)) + written.hintBytes;
+      await removeUnneeded(file, messages, {
+        journalsBefore: backupJournal,
+        messageFiles: new Set([...messageFiles, ...backupMessageFiles]),
+        hints: new Set([nextIndex, previousHint].filter((index) => index !== undefined)),
+      });
     } catch (error) {
       // The journals are kept, so nothing is lost; the next compaction tries again.
       logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message}`);
@@ -186,32 +235,81 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
   }
 
+  // A store of version 4 is migrated now, once: its messages go to a message file, and its
+  // snapshot, version 5 from then on, stays as the backup until the next compaction.
+  if (migrating) {
+    await compact();
+    if (seq > snapshotSeq || hint === undefined) {
+      await close();
+      throw new Error(`Could not migrate ${file} to version ${JSON_FILE_FORMAT_VERSION} (see the warning above); it was left as it was.`);
+    }
+  }
   // Journals left by a crash are folded now, so they do not pile up.
-  if (seq > snapshotSeq) void compact();
+  else if (seq > snapshotSeq) void compact();
+
+  const view: ReadView = {
+    get: async (collection, id) => (collection === 'messages' ? messages.getMany([id])[0] : tables.get(collection, id)) as never,
+    getMany: async (collection, ids) =>
+      (collection === 'messages' ? messages.getMany(ids) : ids.map((id) => tables.get(collection, id))) as never,
+    list: async (collection, page) =>
+      (collection === 'messages' ? messages.list(page) : pageOfRows(tables.rows(collection), page)) as never,
+    count: async (collection) => (collection === 'messages' ? messages.count() : tables.rows(collection).size),
+    versions: async (collection, ids) => {
+      if (collection === 'messages') return messages.versions(ids);
+      const rows = tables.rows(collection);
+      return ids.map((id) => rows.get(id)?.version);
+    },
+  };
+  const queue = new TransactionQueue();
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    await compaction;
+    // After the writer stopped for good, what is on disk stays as it is.
+    if (!writer.failed && seq > snapshotSeq) await compact();
+    // The last journal file stays, even empty: the snapshot names it, and the next start writes to it.
+    await writer.close();
+    messages.reader.close();
+    await lock.release();
+  }
 
   return {
     async read(fn) {
-      return fn(createReadView(tables));
+      return fn(view);
     },
     async transact(fn) {
-      usable();
-      // The transaction's own time counts in the first slice of encoding its journal line.
-      const slices = new Slices();
-      const { result, changes } = runBuffered(tables, fn);
-      if (changes.length === 0) return result;
-      const before = changes.map(({ collection, id }) => ({
-        collection,
-        id,
-        record: (tables[collection].get(id) as object | undefined) ?? null,
-      }));
-      applyChanges(tables, changes);
-      const entrySeq = (seq += 1);
-      unsettled.push({ seq: entrySeq, before });
-      try {
+      const applied = await queue.run(async () => {
+        usable();
+        // The transaction's own time counts in the first slice of encoding its journal line.
+        const slices = new Slices();
+        const { tx, changes: written } = bufferedTransaction(view);
+        const result = await fn(tx);
+        usable();
+        const changes = written();
+        if (changes.length === 0) return { result };
+        const entrySeq = (seq += 1);
+        const before = changes.map(({ collection, id }) => ({
+          collection,
+          id,
+          record: collection === 'messages' ? null : ((tables.rows(collection).get(id)?.record as object | undefined) ?? null),
+        }));
+        apply(tables, messages, changes, entrySeq);
+        unsettled.push({ seq: entrySeq, before: before.filter((change) => change.collection !== 'messages') });
+        const spans: RecordSpan[] = [];
         // Encoded a slice at a time, the changes turned into journal changes as they are taken.
-        await writer.append(
-          encodeEntryInSlices({ seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) }, slices),
+        const line = encodeEntryInSlices(
+          { seq: entrySeq, version: JSON_FILE_FORMAT_VERSION, changes: journalChanges(changes, before) },
+          slices,
+          spans,
         );
+        return { result, entrySeq, changes, spans, stored: writer.append(line) };
+      });
+      if (!applied.stored) return applied.result;
+      const { entrySeq, changes, spans } = applied;
+      let at;
+      try {
+        at = await applied.stored;
       } catch (error) {
         // Undone already if the writer failed mid-batch; if it had stopped before, undone here.
         rollBack();
@@ -220,25 +318,30 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         if (isNoSpaceError(error)) throw new ServiceError('INSUFFICIENT_STORAGE', `The disk is full. ${message}`, {}, { cause: error });
         throw new Error(message, { cause: error });
       }
+      const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
+      if (messageIds.length > 0) messages.settle(entrySeq, messageIds, at, spans);
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
-      return result;
+      return applied.result;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await compaction;
-      // After the writer stopped for good, what is on disk stays as it is.
-      if (!writer.failed && seq > snapshotSeq) await compact();
-      // The last journal file stays, even empty: the snapshot names it, and the next start writes to it.
-      await writer.close();
-      await lock.release();
-    },
+    close,
   };
 }
 
-/** The journal's form of a transaction's changes, one at a time: a patch where a record was changed, else the record. */
+/** Applies committed changes: records to the tables, messages held until they are addressed on disk. */
+function apply(tables: RecordTables, messages: MessageStore, changes: readonly Change[], seq: number): void {
+  for (const { collection, id, record } of changes) {
+    if (collection === 'messages') messages.hold(id, record as MessageRecord | null, seq);
+    else tables.set(collection, id, record);
+  }
+}
+
+/**
+ * The journal's form of a transaction's changes, one at a time: a patch where a record was
+ * changed, else the record. Messages are always written whole, so the keydir can address them in
+ * the journal line.
+ */
 function* journalChanges(changes: readonly Change[], before: readonly Change[]): Generator<JournalChange> {
   for (let i = 0; i < changes.length; i++) {
     const change = changes[i]!;
@@ -254,11 +357,18 @@ function* journalChanges(changes: readonly Change[], before: readonly Change[]):
   }
 }
 
-/** A journal change as a change of the tables: a record migrated from its version, or a patch applied and checked. */
-function replayed(tables: RecordTables, change: JournalChange, version: number, journal: string, seq: number): Change {
+/** A journal change as a change of the store: a record migrated from its version, or a patch applied and checked. */
+function replayed(
+  tables: RecordTables,
+  messages: MessageStore,
+  change: JournalChange,
+  version: number,
+  journal: string,
+  seq: number,
+): Change {
   const [collection, id, value] = change;
   if (change[3] !== 'patch') return { collection, id, record: value && migrateRecord(collection, value as object, version) };
-  const current = tables[collection].get(id);
+  const current = collection === 'messages' ? messages.current(id) : tables.rows(collection).get(id)?.record;
   if (!current)
     throw new Error(
       `The journal ${journal} (entry ${seq}) changes the ${collection} record "${id}", which does not exist. Nothing was changed; see the README on recovery.`,
@@ -270,22 +380,26 @@ function replayed(tables: RecordTables, change: JournalChange, version: number, 
   return { collection, id, record };
 }
 
-const sizeOf = (file: string) =>
+const sizeOf = (file: string, missing = 0) =>
   stat(file).then(
     (stats) => stats.size,
-    () => 0,
+    () => missing,
   );
 
 const emptySnapshot = (): SnapshotData => ({ version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 });
 
 /**
- * The snapshot's records, the last journal entry it holds, the journal file that continues it, and
- * the file it came from (none for a new store).
+ * Loads the snapshot's records into `tables` (and, from a store of version 4, its messages into
+ * `messages`, until they are moved out). Answers the last journal entry it holds, the journal
+ * file and the hint file it names, the file it came from (none for a new store), and whether it
+ * still holds messages.
  */
 async function loadSnapshot(
   snapshot: Low<SnapshotData>,
   file: string,
-): Promise<{ tables: RecordTables; journalSeq: number; journal?: number; source?: string }> {
+  tables: RecordTables,
+  messages: MessageStore,
+): Promise<{ journalSeq: number; journal?: number; hint?: number; source?: string; migrating: boolean }> {
   const none = snapshot.data;
   let source = file;
   await snapshot.read();
@@ -295,31 +409,65 @@ async function loadSnapshot(
     snapshot.data = (await new SnapshotFile(source).read()) ?? none;
   }
   // No file at all: a new store, with nothing to check.
-  if (snapshot.data === none) return { tables: createRecordTables(), journalSeq: 0 };
+  if (snapshot.data === none) return { journalSeq: 0, migrating: false };
+  const from = snapshot.data.version;
   const data = migrate(snapshot.data, file);
-  const tables = createRecordTables();
   for (const name of COLLECTION_NAMES) {
-    const table = tables[name] as Map<string, object>;
-    for (const record of data[name] ?? []) table.set((record as { id: string }).id, record);
+    for (const record of data[name] ?? []) {
+      const id = (record as { id: string }).id;
+      if (name === 'messages') messages.hold(id, record as MessageRecord, 0);
+      else tables.set(name, id, record);
+    }
   }
   snapshot.data = emptySnapshot();
-  return { tables, journalSeq: data.journalSeq, journal: data.journal, source };
+  return {
+    journalSeq: data.journalSeq,
+    journal: data.journal,
+    hint: data.hint,
+    source,
+    migrating: from < 5,
+  };
 }
 
-/** The committed records as they are now; records are immutable, so references suffice. */
+/** The committed records (messages aside: they are on disk) as they are now; records are immutable, so references suffice. */
 function captureSnapshot(tables: RecordTables, journalSeq: number): SnapshotData {
   const data: Record<string, unknown> = { version: JSON_FILE_FORMAT_VERSION, journalSeq };
-  for (const name of COLLECTION_NAMES) data[name] = [...tables[name].values()];
+  for (const name of COLLECTION_NAMES) {
+    data[name] = name === 'messages' ? [] : Array.from(tables.rows(name as CollectionName).values(), (row) => row.record);
+  }
   return data as SnapshotData;
 }
 
-const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
-
 async function listJournals(file: string): Promise<{ path: string; index: number }[]> {
-  const prefix = `${path.basename(file)}.journal-`;
+  return listNumbered(file, 'journal');
+}
+
+/** The files `<file>.<kind>-<n>` beside `file`, by number. */
+async function listNumbered(file: string, kind: string): Promise<{ path: string; index: number }[]> {
+  const prefix = `${path.basename(file)}.${kind}-`;
   const names = await readdir(path.dirname(file));
   return names
     .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
     .map((name) => ({ path: path.join(path.dirname(file), name), index: Number(name.slice(prefix.length)) }))
     .sort((a, b) => a.index - b.index);
+}
+
+/** Deletes the journals before `journalsBefore`, and the message and hint files neither snapshot needs. */
+async function removeUnneeded(
+  file: string,
+  messages: MessageStore,
+  keep: { journalsBefore: number | undefined; messageFiles: ReadonlySet<number>; hints: ReadonlySet<number> },
+): Promise<void> {
+  for (const journal of await listJournals(file)) {
+    if (keep.journalsBefore !== undefined && journal.index < keep.journalsBefore) {
+      messages.reader.close(journal.index);
+      await unlink(journal.path);
+    }
+  }
+  for (const messageFile of await listNumbered(file, 'messages')) {
+    if (keep.messageFiles.has(messageFile.index)) continue;
+    messages.reader.close(-messageFile.index);
+    await unlink(messageFile.path);
+  }
+  for (const hintFile of await listNumbered(file, 'hint')) if (!keep.hints.has(hintFile.index)) await unlink(hintFile.path);
 }

@@ -39,21 +39,42 @@ const encodeTrailer = (continuedIn: number): string => `${JSON.stringify({ conti
 export async function encodeEntryInSlices(
   entry: { readonly seq: number; readonly version?: number; readonly changes: Iterable<JournalChange> },
   slices = new Slices(),
+  spans?: RecordSpan[],
 ): Promise<Buffer[]> {
   const parts: Buffer[] = [];
   let text = `{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`;
+  // Bytes of the line before `text`: where a record starts, for `spans`.
+  let bytes = 0;
   let first = true;
   for (const change of entry.changes) {
-    text += `${first ? '' : ','}${JSON.stringify(change)}`;
+    if (spans && change[0] === 'messages' && change[2] !== null && change[3] === undefined) {
+      // Written piece by piece, so the record's place in the line is known.
+      text += `${first ? '' : ','}[${JSON.stringify(change[0])},${JSON.stringify(change[1])},`;
+      const record = JSON.stringify(change[2]);
+      const start = bytes + Buffer.byteLength(text);
+      spans.push({ id: change[1], start, length: Buffer.byteLength(record) });
+      text += `${record}]`;
+    } else {
+      text += `${first ? '' : ','}${JSON.stringify(change)}`;
+    }
     first = false;
     if (slices.due) {
-      parts.push(Buffer.from(text));
+      const part = Buffer.from(text);
+      parts.push(part);
+      bytes += part.length;
       text = '';
       await slices.next();
     }
   }
   parts.push(Buffer.from(`${text}]}\n`));
   return parts;
+}
+
+/** Where a whole message record lies in an encoded journal line: its id, first byte and byte length. */
+export interface RecordSpan {
+  readonly id: string;
+  readonly start: number;
+  readonly length: number;
 }
 
 /** Writes every byte of `buffers` at the end of the file, or throws: a short write is retried, never ignored. */
@@ -76,7 +97,16 @@ interface Deferred {
   resolve(): void;
   reject(error: unknown): void;
 }
-type Pending = { line: string | Promise<Buffer[]>; done: Deferred } | { rotateTo: { file: string; index: number }; done: Deferred };
+interface LineDeferred {
+  resolve(at: LineLocation): void;
+  reject(error: unknown): void;
+}
+/** Where a line was written: the journal file's number and the line's first byte. */
+export interface LineLocation {
+  readonly file: number;
+  readonly offset: number;
+}
+type Pending = { line: string | Promise<Buffer[]>; done: LineDeferred } | { rotateTo: { file: string; index: number }; done: Deferred };
 
 /**
  * Appends journal lines with group commit: lines appended while a flush is under way wait for the
@@ -107,17 +137,19 @@ export class JournalWriter {
   private constructor(
     handle: FileHandle,
     private readonly durable: boolean,
+    /** The number of the journal file lines go to now. */
+    public index: number,
   ) {
     this.#handle = handle;
   }
 
-  /** Opens `file` to append to it, creating it if missing; its lines must all be whole. */
-  static async open(file: string, durable: boolean): Promise<JournalWriter> {
+  /** Opens `file`, journal number `index`, to append to it, creating it if missing; its lines must all be whole. */
+  static async open(file: string, durable: boolean, index: number): Promise<JournalWriter> {
     const handle = await open(file, 'a', 0o600);
     try {
       // A new file's name must be on disk too, or its flushed lines could vanish with it.
       if (durable) await syncFolder(path.dirname(file));
-      const writer = new JournalWriter(handle, durable);
+      const writer = new JournalWriter(handle, durable, index);
       writer.bytes = (await handle.stat()).size;
       return writer;
     } catch (error) {
@@ -128,12 +160,16 @@ export class JournalWriter {
 
   /**
    * Appends a line, or a line still being encoded: lines are written in the order they were
-   * appended, whenever each is ready.
+   * appended, whenever each is ready. Answers where the line was written.
    */
-  append(line: string | Promise<Buffer[]>): Promise<void> {
+  append(line: string | Promise<Buffer[]>): Promise<LineLocation> {
     // A failed encoding fails its batch in #drain; until then it is not an unhandled rejection.
     if (typeof line !== 'string') line.catch(() => undefined);
-    return this.#enqueue((done) => ({ line, done }));
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise<LineLocation>((resolve, reject) => {
+      this.#pending.push({ line, done: { resolve, reject } });
+      this.#running ??= this.#drain();
+    });
   }
 
   /**
@@ -154,6 +190,17 @@ export class JournalWriter {
     return new Promise<void>((resolve, reject) => {
       this.#pending.push(make({ resolve, reject }));
       this.#running ??= this.#drain();
+    });
+  }
+
+  /** Answers each line of `batch` its place: they were written one after another from `start`. */
+  #resolveLines(batch: readonly Pending[], lines: readonly (string | Buffer[])[], start: number): void {
+    let offset = start;
+    batch.forEach((item, i) => {
+      const line = lines[i]!;
+      const at = { file: this.index, offset };
+      offset += typeof line === 'string' ? Buffer.byteLength(line) : line.reduce((sum, part) => sum + part.length, 0);
+      (item.done as LineDeferred).resolve(at);
     });
   }
 
@@ -190,8 +237,9 @@ export class JournalWriter {
         const written = await writeAll(this.#handle, buffers);
         if (this.durable) await this.#handle.datasync();
         // Counted once flushed: a failed flush cuts these lines off again.
+        const start = this.bytes;
         this.bytes += written;
-        for (const item of batch) item.done.resolve();
+        this.#resolveLines(batch, lines, start);
       } catch (error) {
         // A failed write may have left part of a line: cut it, so later lines follow whole ones.
         const repaired = await this.#cutBack(error);
@@ -244,6 +292,7 @@ export class JournalWriter {
     }
     await this.#handle.close().catch(() => undefined);
     this.#handle = next;
+    this.index = index;
     this.bytes = 0;
   }
 }

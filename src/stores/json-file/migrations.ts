@@ -3,7 +3,7 @@ import { recordProblem } from '../record-checks.js';
 import type { SnapshotData } from './snapshot.js';
 
 /** The version of the data file's layout that this release writes. */
-export const JSON_FILE_FORMAT_VERSION = 4;
+export const JSON_FILE_FORMAT_VERSION = 5;
 
 /**
  * One step per past version, from that version to the next: a change to the whole snapshot, and a
@@ -31,6 +31,10 @@ const STEPS: Record<
   // 3 → 4: the snapshot names the journal file that continues it (added at its next write), and a
   // rotated journal file ends with a line naming the next one; records are unchanged.
   3: {},
+  // 4 → 5: messages move out of the snapshot into message files, found through a hint file the
+  // snapshot names. The store does the move (it writes those files) at its first compaction;
+  // until then the migrated snapshot holds them as version 4 did. Records are unchanged.
+  4: {},
 };
 
 /** The snapshot in the current layout, or an error if it comes from a newer release or is damaged. */

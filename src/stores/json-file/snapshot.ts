@@ -18,6 +18,11 @@ export type SnapshotData = {
    * 4): opening refuses a store whose file this names is missing, rather than lose its writes.
    */
   journal?: number;
+  /**
+   * The number of the hint file that says where each message is (from version 5, whose messages
+   * live in message files and the journal, not in the snapshot).
+   */
+  hint?: number;
 } & { [C in CollectionName]?: readonly object[] };
 
 /**
@@ -61,8 +66,10 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       this.file,
       async (append) => {
         const slices = new Slices();
-        const { version, journalSeq, journal } = data;
-        await append(`{\n"version": ${version},\n"journalSeq": ${journalSeq}${journal === undefined ? '' : `,\n"journal": ${journal}`}`);
+        const { version, journalSeq, journal, hint } = data;
+        await append(
+          `{\n"version": ${version},\n"journalSeq": ${journalSeq}${journal === undefined ? '' : `,\n"journal": ${journal}`}${hint === undefined ? '' : `,\n"hint": ${hint}`}`,
+        );
         for (const name of COLLECTION_NAMES) {
           const records = data[name] ?? [];
           await append(`,\n"${name}": [`);
@@ -83,7 +90,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
 const WHOLE_PARSE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
- * The snapshot as this adapter writes it: `{`, the `"version"`, `"journalSeq"` and `"journal"` lines, then per
+ * The snapshot as this adapter writes it: `{`, the `"version"`, `"journalSeq"`, `"journal"` and `"hint"` lines, then per
  * collection a `"name": [` line, one record per line and a `]` line, then `}`. Undefined when the
  * file is laid out otherwise (the caller parses it whole).
  */
@@ -135,7 +142,7 @@ async function readSnapshotLines(file: string): Promise<SnapshotData | undefined
           }
           continue;
         }
-        const field = /^"(version|journalSeq|journal)": (\d+),?$/.exec(line);
+        const field = /^"(version|journalSeq|journal|hint)": (\d+),?$/.exec(line);
         if (!field) return undefined;
         data[field[1]!] = Number(field[2]);
       }

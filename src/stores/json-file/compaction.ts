@@ -1,0 +1,108 @@
+import { stat } from 'node:fs/promises';
+import type { ConversationRecord } from '../../records.js';
+import { Slices } from '../../slices.js';
+import { hintPath, type MessageReader, messageFilePath, writeHint, writeMessageFile } from './message-files.js';
+import type { Location } from './message-index.js';
+import type { CapturedMessage } from './message-store.js';
+
+/** What a compaction wrote for the messages. */
+export interface WrittenMessageFiles {
+  /** Messages copied into the new message file, and where each now is. */
+  readonly moved: readonly (readonly [CapturedMessage, Location])[];
+  /** The message files the new hint points into. */
+  readonly messageFiles: readonly number[];
+  readonly hintBytes: number;
+}
+
+/** Reads copied a batch at a time, so neighbours on disk are read at once. */
+const COPY_BATCH = 512;
+
+/**
+ * The messages' half of a compaction (number `index`): copies into a new message file every
+ * captured message that is not in one yet (held in memory, or in a journal file about to go) and
+ * those of message files that are mostly dead records (deleted or written again since), then
+ * writes the hint file that says where each conversation's messages are. Both are flushed before
+ * the snapshot that names them is written, so a crash leaves either the old set or the new one.
+ */
+export async function writeMessageFiles(
+  file: string,
+  index: number,
+  captured: readonly (readonly (CapturedMessage | undefined)[])[],
+  conversations: readonly ConversationRecord[],
+  reader: MessageReader,
+  journalSeq: number,
+  currentMessageFiles: readonly number[],
+): Promise<WrittenMessageFiles> {
+  const slices = new Slices();
+  // Live bytes per message file: a file less than half alive is copied out, so dead records do not pile up.
+  const live = new Map<number, number>();
+  for (const messages of captured)
+    for (const message of messages)
+      if (message && 'location' in message && message.location.file < 0)
+        live.set(message.location.file, (live.get(message.location.file) ?? 0) + message.location.length + 1);
+  const sparse = new Set<number>();
+  for (const number of currentMessageFiles) {
+    const size = await stat(messageFilePath(file, number)).then(
+      (stats) => stats.size,
+      () => 0,
+    );
+    if ((live.get(-number) ?? 0) * 2 < size) sparse.add(-number);
+  }
+  const copies: CapturedMessage[] = [];
+  for (const messages of captured)
+    for (const message of messages)
+      if (message && (!('location' in message) || message.location.file > 0 || sparse.has(message.location.file))) copies.push(message);
+
+  const moved: (readonly [CapturedMessage, Location])[] = [];
+  const newPlace = new Map<CapturedMessage, Location>();
+  if (copies.length > 0) {
+    const locations = await writeMessageFile(messageFilePath(file, index), index, texts(copies, reader), slices);
+    copies.forEach((message, i) => {
+      moved.push([message, locations[i]!]);
+      newPlace.set(message, locations[i]!);
+    });
+  }
+  const files = new Set<number>();
+  const lines = function* () {
+    for (const [i, conversation] of conversations.entries()) {
+      if (conversation.messages.length === 0) continue;
+      const at: number[] = [];
+      for (const message of captured[i]!) {
+        const place = message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));
+        // A missing message (only a damaged store lacks one) keeps its place in the list as 0,0,0.
+        if (!place) at.push(0, 0, 0);
+        else {
+          files.add(-place.file);
+          at.push(place.file, place.offset, place.length);
+        }
+      }
+      yield JSON.stringify({ c: conversation.id, at });
+    }
+  };
+  // The lines are made as they are written, so `files` is complete only afterwards: the header
+  // is written from a first pass over the locations.
+  for (const messages of captured)
+    for (const message of messages) {
+      const place = message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));
+      if (place) files.add(-place.file);
+    }
+  const messageFiles = [...files].sort((a, b) => a - b);
+  const target = hintPath(file, index);
+  await writeHint(target, { version: 5, journalSeq, messageFiles, backupMessageFiles: currentMessageFiles }, lines(), slices);
+  const hintBytes = await stat(target).then(
+    (stats) => stats.size,
+    () => 0,
+  );
+  return { moved, messageFiles, hintBytes };
+}
+
+/** The JSON text of each message to copy: as the journal or message file holds it, or its record serialized. */
+function* texts(copies: readonly CapturedMessage[], reader: MessageReader): Generator<string> {
+  for (let start = 0; start < copies.length; start += COPY_BATCH) {
+    const batch = copies.slice(start, start + COPY_BATCH);
+    const located = batch.filter((message): message is Extract<CapturedMessage, { location: Location }> => 'location' in message);
+    const read = reader.read(located.map((message) => message.location));
+    const byMessage = new Map<CapturedMessage, string>(located.map((message, i) => [message, read[i]!]));
+    for (const message of batch) yield 'record' in message ? JSON.stringify(message.record) : byMessage.get(message)!;
+  }
+}

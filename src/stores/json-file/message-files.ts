@@ -1,0 +1,210 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Slices } from '../../slices.js';
+import { syncFolder } from './durable-fs.js';
+import { writeAll } from './journal.js';
+import type { Location } from './message-index.js';
+
+/** Paths of the store's files, all beside the snapshot `file`. */
+export const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
+export const messageFilePath = (file: string, index: number) => `${file}.messages-${String(index).padStart(6, '0')}`;
+export const hintPath = (file: string, index: number) => `${file}.hint-${String(index).padStart(6, '0')}`;
+
+/** Reads stretches closer than this with one read, not two. */
+const COALESCE_GAP = 4096;
+
+/**
+ * Reads message records where the keydir says they are, in journal files and message files.
+ * Reads are synchronous `pread`s on files kept open: a record is usually in the OS's page cache,
+ * where a synchronous read takes microseconds and a trip through libuv's thread pool costs more
+ * than the read (the way SQLite bindings read). Records next to each other on disk (a
+ * conversation's messages, written together) are read at once.
+ */
+export class MessageReader {
+  readonly #handles = new Map<number, number>();
+
+  constructor(private readonly file: string) {}
+
+  pathOf(file: number): string {
+    return file > 0 ? journalPath(this.file, file) : messageFilePath(this.file, -file);
+  }
+
+  /** The JSON texts at `locations`, index for index. */
+  read(locations: readonly Location[]): string[] {
+    const texts: string[] = new Array(locations.length);
+    const order = locations
+      .map((_, i) => i)
+      .sort((a, b) => locations[a]!.file - locations[b]!.file || locations[a]!.offset - locations[b]!.offset);
+    for (let start = 0; start < order.length; ) {
+      // One run: records of one file, each starting within COALESCE_GAP of the last one's end.
+      const first = locations[order[start]!]!;
+      let end = start + 1;
+      let runEnd = first.offset + first.length;
+      while (end < order.length) {
+        const next = locations[order[end]!]!;
+        if (next.file !== first.file || next.offset > runEnd + COALESCE_GAP) break;
+        runEnd = Math.max(runEnd, next.offset + next.length);
+        end++;
+      }
+      const buffer = this.#readAt(first.file, first.offset, runEnd - first.offset);
+      for (let i = start; i < end; i++) {
+        const at = locations[order[i]!]!;
+        texts[order[i]!] = buffer.toString('utf8', at.offset - first.offset, at.offset - first.offset + at.length);
+      }
+      start = end;
+    }
+    return texts;
+  }
+
+  #readAt(file: number, offset: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
+    let handle = this.#handles.get(file);
+    if (handle === undefined) this.#handles.set(file, (handle = openSync(this.pathOf(file), 'r')));
+    let read = 0;
+    while (read < length) {
+      const got = readSync(handle, buffer, read, length - read, offset + read);
+      if (got === 0) throw new Error(`The message file ${this.pathOf(file)} ends at byte ${offset + read}, before a record it holds.`);
+      read += got;
+    }
+    return buffer;
+  }
+
+  /** Closes the file `file` (it is about to be deleted), or every file. */
+  close(file?: number): void {
+    for (const [number, handle] of this.#handles) {
+      if (file !== undefined && number !== file) continue;
+      closeSync(handle);
+      this.#handles.delete(number);
+    }
+  }
+}
+
+/**
+ * Writes a message file: one record per line, as the journal wrote them. Answers each record's
+ * location, index for index, once the file is flushed to disk.
+ */
+export async function writeMessageFile(target: string, index: number, texts: Iterable<string>, slices = new Slices()): Promise<Location[]> {
+  const handle = await open(target, 'w', 0o600);
+  const locations: Location[] = [];
+  try {
+    let offset = 0;
+    let chunk: Buffer[] = [];
+    let chunkBytes = 0;
+    for (const text of texts) {
+      const bytes = Buffer.from(`${text}\n`);
+      locations.push({ file: -index, offset, length: bytes.length - 1 });
+      offset += bytes.length;
+      chunk.push(bytes);
+      chunkBytes += bytes.length;
+      if (chunkBytes >= 1 << 20) {
+        await writeAll(handle, chunk);
+        chunk = [];
+        chunkBytes = 0;
+      }
+      if (slices.due) await slices.next();
+    }
+    await writeAll(handle, chunk);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await syncFolder(path.dirname(target));
+  return locations;
+}
+
+/** The first line of a hint file. */
+export interface HintHeader {
+  readonly version: number;
+  /** The last journal entry the snapshot that names this hint holds. */
+  readonly journalSeq: number;
+  /** The message files its locations point into. */
+  readonly messageFiles: readonly number[];
+  /** The message files of the hint before it (the backup snapshot's), kept until the next compaction. */
+  readonly backupMessageFiles?: readonly number[];
+}
+
+/** One line of a hint file: a conversation and where each of its messages is, in its order. */
+export interface HintLine {
+  /** The conversation's id. */
+  readonly c: string;
+  /** `[file, offset, length]` per message, flattened, in the order of the conversation's `messages`. */
+  readonly at: readonly number[];
+}
+
+/** Reads a hint file whole: its header and lines. Throws naming the file when it is damaged. */
+export async function readHint(target: string): Promise<{ header: HintHeader; lines: HintLine[] }> {
+  let text: string;
+  try {
+    text = await readFile(target, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(
+        `The hint file ${target} is missing: the snapshot says where the messages are is written there. Nothing was changed; see the README on recovery.`,
+      );
+    }
+    throw error;
+  }
+  const damaged = (line: number, why: string) =>
+    new Error(`The hint file ${target} is damaged at line ${line}: ${why}. Nothing was changed; see the README on recovery.`);
+  const rows = text.split('\n');
+  if (rows.at(-1) !== '') throw damaged(rows.length, 'it does not end with a whole line');
+  let header: HintHeader;
+  try {
+    header = JSON.parse(rows[0]!) as HintHeader;
+  } catch {
+    throw damaged(1, 'the header does not parse');
+  }
+  if (!Number.isInteger(header?.journalSeq) || !Array.isArray(header.messageFiles))
+    throw damaged(1, 'the header lacks journalSeq or messageFiles');
+  const lines: HintLine[] = [];
+  for (let i = 1; i < rows.length - 1; i++) {
+    let line: HintLine;
+    try {
+      line = JSON.parse(rows[i]!) as HintLine;
+    } catch {
+      throw damaged(i + 1, 'the line does not parse');
+    }
+    if (typeof line?.c !== 'string' || !Array.isArray(line.at) || line.at.length % 3 !== 0) throw damaged(i + 1, 'it is not a hint line');
+    lines.push(line);
+  }
+  return { header, lines };
+}
+
+/** The header line of hint file `target` alone (the message files a backup snapshot needs). */
+export async function readHintHeader(target: string): Promise<HintHeader | undefined> {
+  try {
+    const handle = await open(target, 'r');
+    try {
+      const buffer = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      const end = buffer.subarray(0, bytesRead).indexOf(0x0a);
+      return end === -1 ? undefined : (JSON.parse(buffer.toString('utf8', 0, end)) as HintHeader);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a hint file and flushes it. */
+export async function writeHint(target: string, header: HintHeader, lines: Iterable<string>, slices = new Slices()): Promise<void> {
+  const handle = await open(target, 'w', 0o600);
+  try {
+    let chunk = `${JSON.stringify(header)}\n`;
+    for (const line of lines) {
+      chunk += `${line}\n`;
+      if (chunk.length >= 1 << 20) {
+        await writeAll(handle, [Buffer.from(chunk)]);
+        chunk = '';
+      }
+      if (slices.due) await slices.next();
+    }
+    await writeAll(handle, [Buffer.from(chunk)]);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await syncFolder(path.dirname(target));
+}

@@ -1,0 +1,229 @@
+import { deepFreeze } from '../../frozen.js';
+import type { Page, PageRequest } from '../../ports.js';
+import type { ConversationRecord, MessageRecord } from '../../records.js';
+import { recordProblem } from '../record-checks.js';
+import type { RecordSpan } from './journal.js';
+import type { HintLine } from './message-files.js';
+import { MessageReader } from './message-files.js';
+import { type Location, MessageIndex } from './message-index.js';
+
+/** A message written (or deleted, `record: null`) whose bytes the keydir does not address yet. */
+interface Unsaved {
+  readonly record: MessageRecord | null;
+  readonly version: number;
+  readonly order: number;
+  /** The journal entry that wrote it. */
+  readonly seq: number;
+}
+
+/** Parsed messages kept after a read: a conversation read again soon is not parsed again. */
+const CACHED_MESSAGES = 4096;
+
+/** One message as a compaction found it: its record (not on disk yet, or not where it may stay) or its place. */
+export type CapturedMessage =
+  | { readonly id: string; readonly unsaved: Unsaved; readonly record: MessageRecord }
+  | { readonly id: string; readonly location: Location };
+
+/**
+ * The messages of the JSON-file store: on disk, in the journal and in message files, found through
+ * the keydir ({@link MessageIndex}); a message is read (and parsed) when asked for. Messages just
+ * written are held until their journal line is on disk, then addressed there; messages replayed
+ * from the journal at open are held until the next compaction writes them to a message file.
+ */
+export class MessageStore {
+  readonly index = new MessageIndex();
+  readonly reader: MessageReader;
+  readonly #unsaved = new Map<string, Unsaved>();
+  readonly #cache = new Map<string, MessageRecord>();
+
+  constructor(readonly file: string) {
+    this.reader = new MessageReader(file);
+  }
+
+  /** The records of these ids, index for index; undefined where one is missing. */
+  getMany(ids: readonly string[]): (MessageRecord | undefined)[] {
+    const found: (MessageRecord | undefined)[] = new Array(ids.length);
+    const missing: number[] = [];
+    const locations: Location[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const unsaved = this.#unsaved.get(id);
+      if (unsaved) {
+        found[i] = unsaved.record ?? undefined;
+        continue;
+      }
+      const cached = this.#cache.get(id);
+      if (cached) {
+        found[i] = cached;
+        continue;
+      }
+      const location = this.index.location(id);
+      if (!location) continue;
+      missing.push(i);
+      locations.push(location);
+    }
+    if (missing.length === 0) return found;
+    const texts = this.reader.read(locations);
+    for (let j = 0; j < missing.length; j++) {
+      const id = ids[missing[j]!]!;
+      const record = this.#parse(texts[j]!, id, locations[j]!);
+      found[missing[j]!] = record;
+      this.#remember(id, record);
+    }
+    return found;
+  }
+
+  #parse(text: string, id: string, at: Location): MessageRecord {
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      record = undefined;
+    }
+    const problem =
+      record === undefined
+        ? 'it does not parse'
+        : (record as { id?: unknown }).id !== id
+          ? `it is not message "${id}"`
+          : recordProblem('messages', record);
+    if (problem) {
+      throw new Error(
+        `The message file ${this.reader.pathOf(at.file)} is damaged at byte ${at.offset}: ${problem}. See the README on recovery.`,
+      );
+    }
+    return deepFreeze(record as MessageRecord);
+  }
+
+  #remember(id: string, record: MessageRecord): void {
+    this.#cache.delete(id);
+    this.#cache.set(id, record);
+    if (this.#cache.size > CACHED_MESSAGES) this.#cache.delete(this.#cache.keys().next().value!);
+  }
+
+  versions(ids: readonly string[]): (number | undefined)[] {
+    return ids.map((id) => {
+      const unsaved = this.#unsaved.get(id);
+      if (unsaved) return unsaved.record ? unsaved.version : undefined;
+      return this.index.version(id);
+    });
+  }
+
+  count(): number {
+    let count = this.index.size;
+    for (const [id, unsaved] of this.#unsaved) count += Number(unsaved.record !== null) - Number(this.index.has(id));
+    return count;
+  }
+
+  /** A page of messages in insertion order; the cursor is the last one's order number. */
+  list(page: PageRequest = {}): Page<MessageRecord> {
+    const after = page.after === undefined ? -Infinity : Number(page.after);
+    const entries: [string, number][] = [];
+    for (const id of this.index.ids()) {
+      const unsaved = this.#unsaved.get(id);
+      if (unsaved?.record === null) continue;
+      entries.push([id, this.index.order(id)!]);
+    }
+    for (const [id, unsaved] of this.#unsaved) if (unsaved.record && !this.index.has(id)) entries.push([id, unsaved.order]);
+    entries.sort((a, b) => a[1] - b[1]);
+    const start = entries.findIndex(([, order]) => order > after);
+    const from = (start === -1 ? entries.length : start) + (page.offset ?? 0);
+    const to = Math.min(entries.length, from + (page.limit ?? Infinity));
+    const chosen = entries.slice(from, to);
+    const records = this.getMany(chosen.map(([id]) => id)) as MessageRecord[];
+    return to < entries.length && chosen.length > 0 ? { records, next: String(chosen.at(-1)![1]) } : { records };
+  }
+
+  /** A committed write of journal entry `seq`, held until {@link settle} (or a compaction) addresses it on disk. */
+  hold(id: string, record: MessageRecord | null, seq: number): void {
+    const before = this.#unsaved.get(id);
+    const order = before?.order ?? this.index.order(id) ?? this.index.nextStamp();
+    this.#unsaved.set(id, { record, version: this.index.nextStamp(), order, seq });
+    this.#cache.delete(id);
+  }
+
+  /**
+   * Entry `seq`'s line is on disk at `line` (its records at `spans` within it): the keydir
+   * addresses them there, and what is held for them is let go (unless a later write holds it).
+   */
+  settle(seq: number, ids: readonly string[], line: { file: number; offset: number }, spans: readonly RecordSpan[]): void {
+    const byId = new Map(spans.map((span) => [span.id, span]));
+    for (const id of ids) {
+      const unsaved = this.#unsaved.get(id);
+      const span = byId.get(id);
+      if (span) {
+        const version = unsaved?.seq === seq ? unsaved.version : undefined;
+        this.index.set(id, { file: line.file, offset: line.offset + span.start, length: span.length }, version, unsaved?.order);
+      } else {
+        this.index.delete(id);
+      }
+      if (unsaved?.seq === seq) {
+        this.#unsaved.delete(id);
+        if (unsaved.record) this.#remember(id, unsaved.record);
+      }
+    }
+  }
+
+  /** Drops what entries from `seq` on held: their journal lines were never written. */
+  rollBack(seq: number): void {
+    for (const [id, unsaved] of this.#unsaved) if (unsaved.seq >= seq) this.#unsaved.delete(id);
+  }
+
+  /** The current record of `id`, for replaying a patch at open. */
+  current(id: string): MessageRecord | undefined {
+    return this.getMany([id])[0];
+  }
+
+  /** Fills the keydir from a hint file's lines, aligned with the conversations' `messages`. */
+  loadHint(lines: readonly HintLine[], conversation: (id: string) => ConversationRecord | undefined, hintFile: string): void {
+    for (const [n, line] of lines.entries()) {
+      const record = conversation(line.c);
+      const ids = record?.messages;
+      if (!ids || ids.length * 3 !== line.at.length) {
+        throw new Error(
+          `The hint file ${hintFile} does not match the snapshot at line ${n + 2} (conversation "${line.c}"). Nothing was changed; see the README on recovery.`,
+        );
+      }
+      const at = line.at;
+      for (let i = 0; i < ids.length; i++) {
+        const file = at[3 * i]!;
+        if (file !== 0) this.index.set(ids[i]!, { file, offset: at[3 * i + 1]!, length: at[3 * i + 2]! });
+      }
+    }
+  }
+
+  /**
+   * Each message of `conversations` as it is now, index for index with their `messages`: held
+   * (with its record), on disk, or undefined where one is missing.
+   */
+  capture(conversations: readonly ConversationRecord[]): (CapturedMessage | undefined)[][] {
+    return conversations.map((conversation) =>
+      conversation.messages.map((id): CapturedMessage | undefined => {
+        const unsaved = this.#unsaved.get(id);
+        if (unsaved) return unsaved.record ? { id, unsaved, record: unsaved.record } : undefined;
+        const location = this.index.location(id);
+        return location && { id, location };
+      }),
+    );
+  }
+
+  /**
+   * A compaction wrote `message` to `to`: the keydir addresses it there, unless it was written
+   * again since it was captured.
+   */
+  moved(message: CapturedMessage, to: Location): void {
+    if ('location' in message) {
+      this.index.move(message.id, message.location, to);
+      return;
+    }
+    const { unsaved } = message;
+    const now = this.#unsaved.get(message.id);
+    const settled = this.index.version(message.id);
+    // Still held as captured: the message file has it now. Written again and not on disk yet: the
+    // message file holds what to fall back to if that write fails. Otherwise only the same write,
+    // settled meanwhile, moves (a later one, or a deletion, stays as it is).
+    const stillThis =
+      now === unsaved || (now !== undefined ? settled === undefined || settled <= unsaved.version : settled === unsaved.version);
+    if (stillThis) this.index.set(message.id, to, unsaved.version, unsaved.order);
+    if (now === unsaved) this.#unsaved.delete(message.id);
+  }
+}
