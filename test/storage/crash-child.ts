@@ -4,7 +4,7 @@
  * that resolved. The parent kills it with SIGKILL at a random moment.
  */
 import { createJsonFileRepository } from '../../src/index.js';
-import { conversationRecord } from '../helpers/records.js';
+import { conversationRecord, messageRecord } from '../helpers/records.js';
 
 const folder = process.argv[2]!;
 // A small compaction threshold, so kills also land during snapshot writes and journal rotations.
@@ -18,8 +18,10 @@ async function worker(): Promise<void> {
   for (;;) {
     const n = next++;
     await repository.transact((tx) => {
-      tx.put('conversations', conversationRecord(`c${n}`, `number ${n}`));
-      // A second write in the same transaction: both must survive together or not at all.
+      tx.put('conversations', { ...conversationRecord(`c${n}`, `number ${n}`), messages: [`m${n}`] });
+      // More writes in the same transaction: all must survive together or not at all. The message
+      // lives in the journal, then in a message file: kills land in both moves.
+      tx.put('messages', { ...messageRecord(`m${n}`, `c${n}`), fragment: { string: { raw: `message ${n}` } } });
       tx.put('websites', {
         id: `w${n}`,
         url: `https://example.com/${n}`,

@@ -53,14 +53,24 @@ describe('crash safety of the JSON-file repository', () => {
 
       const warnings: string[] = [];
       const repository = await createJsonFileRepository({ file: `${folder}/db.json`, logger: { warn: (m) => warnings.push(m) } });
-      const state = await repository.read(async (view) => ({
-        conversations: new Set((await view.list('conversations')).records.map((c) => c.id)),
-        websites: new Map((await view.list('websites')).records.map((w) => [w.id, w])),
-      }));
+      const state = await repository.read(async (view) => {
+        const conversations = (await view.list('conversations')).records;
+        return {
+          conversations: new Set(conversations.map((c) => c.id)),
+          websites: new Map((await view.list('websites')).records.map((w) => [w.id, w])),
+          messages: await view.getMany(
+            'messages',
+            conversations.map((c) => `m${c.id.slice(1)}`),
+          ),
+        };
+      });
       for (const n of acked) expected.add(`c${n}`);
       for (const id of expected) expect(state.conversations.has(id), `${id} acknowledged before run ${run}'s kill`).toBe(true);
       // Transactions are atomic: each conversation came with its website.
       for (const id of state.conversations) expect(state.websites.get(`w${id.slice(1)}`)?.conversations).toEqual([id]);
+      // ...and its message, read from wherever it was when the process died.
+      for (const message of state.messages) expect(message?.fragment?.string?.raw).toBe(`message ${message?.id.slice(1)}`);
+      expect(state.messages.every((message) => message !== undefined)).toBe(true);
       expected = state.conversations;
       await repository.close();
     }
