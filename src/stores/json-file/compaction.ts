@@ -62,25 +62,21 @@ export async function writeMessageFiles(
       newPlace.set(message, locations[i]!);
     });
   }
-  const files = new Set<number>();
   const lines = function* () {
     for (const [i, conversation] of conversations.entries()) {
       if (conversation.messages.length === 0) continue;
       const at: number[] = [];
       for (const message of captured[i]!) {
         const place = message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));
-        // A missing message (only a damaged store lacks one) keeps its place in the list as 0,0,0.
-        if (!place) at.push(0, 0, 0);
-        else {
-          files.add(-place.file);
-          at.push(place.file, place.offset, place.length);
-        }
+        // A missing message (only a damaged store lacks one) keeps its place in the list as 0,0,0,0.
+        if (!place) at.push(0, 0, 0, 0);
+        else at.push(place.file, place.offset, place.length, message.order);
       }
       yield JSON.stringify({ c: conversation.id, at });
     }
   };
-  // The lines are made as they are written, so `files` is complete only afterwards: the header
-  // is written from a first pass over the locations.
+  // The header, written first, names every message file the lines point into.
+  const files = new Set<number>();
   for (const messages of captured)
     for (const message of messages) {
       const place = message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));

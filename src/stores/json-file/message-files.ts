@@ -128,7 +128,10 @@ export interface HintHeader {
 export interface HintLine {
   /** The conversation's id. */
   readonly c: string;
-  /** `[file, offset, length]` per message, flattened, in the order of the conversation's `messages`. */
+  /**
+   * `[file, offset, length, order]` per message, flattened, in the order of the conversation's
+   * `messages` (`order`: the message's place in the order messages were made, across conversations).
+   */
   readonly at: readonly number[];
 }
 
@@ -165,7 +168,7 @@ export async function readHint(target: string): Promise<{ header: HintHeader; li
     } catch {
       throw damaged(i + 1, 'the line does not parse');
     }
-    if (typeof line?.c !== 'string' || !Array.isArray(line.at) || line.at.length % 3 !== 0) throw damaged(i + 1, 'it is not a hint line');
+    if (typeof line?.c !== 'string' || !Array.isArray(line.at) || line.at.length % 4 !== 0) throw damaged(i + 1, 'it is not a hint line');
     lines.push(line);
   }
   return { header, lines };

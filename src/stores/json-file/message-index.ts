@@ -63,6 +63,8 @@ export class MessageIndex {
     this.#length[slot] = location.length;
     this.#version[slot] = version ?? this.nextStamp();
     if (fresh || order !== undefined) this.#order[slot] = order ?? this.nextStamp();
+    // Orders loaded from a hint file: stamps given out later must come after them.
+    if (order !== undefined && order > this.#clock) this.#clock = order;
   }
 
   /** Moves the message to `location` only if it is still at `from` (nothing wrote it meanwhile). */

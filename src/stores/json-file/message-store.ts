@@ -21,8 +21,8 @@ const CACHED_MESSAGES = 4096;
 
 /** One message as a compaction found it: its record (not on disk yet, or not where it may stay) or its place. */
 export type CapturedMessage =
-  | { readonly id: string; readonly unsaved: Unsaved; readonly record: MessageRecord }
-  | { readonly id: string; readonly location: Location };
+  | { readonly id: string; readonly order: number; readonly unsaved: Unsaved; readonly record: MessageRecord }
+  | { readonly id: string; readonly order: number; readonly location: Location };
 
 /**
  * The messages of the JSON-file store: on disk, in the journal and in message files, found through
@@ -178,15 +178,15 @@ export class MessageStore {
     for (const [n, line] of lines.entries()) {
       const record = conversation(line.c);
       const ids = record?.messages;
-      if (!ids || ids.length * 3 !== line.at.length) {
+      if (!ids || ids.length * 4 !== line.at.length) {
         throw new Error(
           `The hint file ${hintFile} does not match the snapshot at line ${n + 2} (conversation "${line.c}"). Nothing was changed; see the README on recovery.`,
         );
       }
       const at = line.at;
       for (let i = 0; i < ids.length; i++) {
-        const file = at[3 * i]!;
-        if (file !== 0) this.index.set(ids[i]!, { file, offset: at[3 * i + 1]!, length: at[3 * i + 2]! });
+        const file = at[4 * i]!;
+        if (file !== 0) this.index.set(ids[i]!, { file, offset: at[4 * i + 1]!, length: at[4 * i + 2]! }, undefined, at[4 * i + 3]!);
       }
     }
   }
@@ -199,9 +199,9 @@ export class MessageStore {
     return conversations.map((conversation) =>
       conversation.messages.map((id): CapturedMessage | undefined => {
         const unsaved = this.#unsaved.get(id);
-        if (unsaved) return unsaved.record ? { id, unsaved, record: unsaved.record } : undefined;
+        if (unsaved) return unsaved.record ? { id, order: unsaved.order, unsaved, record: unsaved.record } : undefined;
         const location = this.index.location(id);
-        return location && { id, location };
+        return location && { id, order: this.index.order(id)!, location };
       }),
     );
   }
