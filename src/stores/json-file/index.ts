@@ -130,6 +130,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     const sizes = await Promise.all(journals.map((journal) => sizeOf(journal.path)));
     const lastWithRecords = sizes.findLastIndex((size) => size > 0);
     for (const [i, journal] of journals.entries()) {
+      // Files before the one the snapshot names are all in it (kept for the backup): not read.
+      if (loaded.journal !== undefined && journal.index < loaded.journal) continue;
       const contents = await readJournal(journal.path, i >= lastWithRecords);
       if (contents.tornAt) {
         logger.warn(

@@ -136,8 +136,8 @@ export class MessageStore {
   /** A committed write of journal entry `seq`, held until {@link settle} (or a compaction) addresses it on disk. */
   hold(id: string, record: MessageRecord | null, seq: number): void {
     const before = this.#unsaved.get(id);
-    const order = before?.order ?? this.index.order(id) ?? this.index.nextStamp();
-    this.#unsaved.set(id, { record, version: this.index.nextStamp(), order, seq });
+    const order = before?.order ?? this.index.order(id) ?? this.index.nextOrder();
+    this.#unsaved.set(id, { record, version: this.index.nextVersion(), order, seq });
     this.#cache.delete(id);
   }
 
@@ -175,6 +175,7 @@ export class MessageStore {
 
   /** Fills the keydir from a hint file's lines, aligned with the conversations' `messages`. */
   loadHint(lines: readonly HintLine[], conversation: (id: string) => ConversationRecord | undefined, hintFile: string): void {
+    this.index.reserve(lines.reduce((sum, line) => sum + line.at.length / 4, 0));
     for (const [n, line] of lines.entries()) {
       const record = conversation(line.c);
       const ids = record?.messages;
