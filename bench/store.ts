@@ -1,467 +1,377 @@
 /**
- * `npm run bench:store`: what the JSON-file store costs at the sizes of issue 10.
+ * `npm run bench:store`: what the JSON-file store costs at the sizes of the issues, for two
+ * subjects measured by the same code in the same run: format 4 (the release before, a git worktree
+ * of BENCH_STORE_BASELINE_REF) and the new format (this checkout). Every measurement runs in a
+ * fresh child process (bench/store-child.ts) that imports the store from its subject's
+ * `<root>/src/index.ts` and uses only the service's operations, which both releases share.
  *
- * 1. Open time and RSS. Stores of 10,000 and 50,000 conversations of 20 messages each are written
- *    straight to disk in the snapshot's layout (one record per line, every collection present; the
- *    writer is checked byte for byte against the store's own snapshot writer first), each opened in
- *    a fresh process with `createJsonFileRepository({ file })`, once per round, sizes alternating;
- *    figures are medians over the rounds. A conversation is about 13 KB on disk (messages of about
- *    300 characters), so 50,000 make the issue's 0.65 GB, past the longest string V8 allows: a
- *    separate process also tries the old reader (the whole file as one string, then JSON.parse)
- *    on each store, to show where it stops.
- * 2. Bytes written per message append. One conversation grows one `createMessage` at a time (the
- *    JSON-file store, fsync as by default, compaction put off so the journal only grows); at each
- *    checkpoint the journal's growth over the last 100 appends, divided by 100, is the cost of an
- *    append at that length.
+ * 0. The stores. Format-4 snapshots of 10,000 and 50,000 conversations of 20 messages each are
+ *    written straight to disk (one record per line; the writer is checked byte for byte against
+ *    format 4's own snapshot writer first; bench/store-format4.ts). The new subject's store is a
+ *    copy, opened and closed once with the new code, which migrates it (not timed with the opens;
+ *    its time is printed). A conversation is about 13 KB on disk (messages of about 300
+ *    characters), so 50,000 make 0.65 GB, past the longest string V8 allows.
+ * 1. Open time and RSS beyond an empty start: `createService({ dataDir })` then one conversation
+ *    read (getConversation + listConversationMessages), in a fresh process per open, subjects and
+ *    sizes taking turns, minus the same on an empty folder; medians over the rounds. The targets:
+ *    RSS beyond empty ≤ 0.5× format 4's db.json at 10,000 conversations, ≤ 0.25× at 50,000. A
+ *    separate process also tries the old reader (the whole file as one string, then JSON.parse).
+ * 2. Reads in-process: getConversation + listConversationMessages of one conversation over and over
+ *    (hot), then spread over every conversation, on the JSON-file store and on
+ *    `createMemoryRepository()` of the same checkout filled with the same data through the service.
+ * 3. Durable writes: BENCH_STORE_WRITERS (50) concurrent writers, each appending `createMessage` to
+ *    its own conversation of the store of 2., fsync as by default, for BENCH_STORE_WRITE_SECONDS.
+ * 4. Appends: for each checkpoint c (100 … 20,000 messages, the most a conversation holds), a
+ *    conversation created with c - 100 messages grows by 100 `createMessage` calls (durable, as by
+ *    default): ms per append, and bytes the process wrote per append (/proc/self/io wchar); the
+ *    median of BENCH_STORE_APPEND_REPEATS such conversations.
  *
- * Everything is built in a temporary folder, removed at the end. Each child process is killed if
- * it runs past its time limit.
+ * Everything is built in a temporary folder, removed at the end, as is the baseline worktree when
+ * this run made it. Each child process is killed if it runs past its time limit.
  *
- * Env: BENCH_STORE_SIZES=10000,50000 (conversations), BENCH_STORE_ROUNDS=3 (opens per size),
- * BENCH_STORE_MESSAGE_CHARS=300 (characters of each message's text in the built stores),
- * BENCH_STORE_OPEN_TIMEOUT_SECONDS=300 (per open), BENCH_STORE_MIN_FREE_GB=3 (free disk below
- * which stores past 10,000 conversations are skipped), BENCH_STORE_MESSAGES=100,1000,10000,20000
- * (the append checkpoints; the last is how far the conversation grows), BENCH_STORE_APPEND_SECONDS=180
- * (appending stops there, after one last window of 100 appends, printing what was reached). An empty
- * BENCH_STORE_SIZES or BENCH_STORE_MESSAGES skips that part.
+ * Env: BENCH_STORE_SIZES=10000,50000 (conversations of the open measurements), BENCH_STORE_ROUNDS=3
+ * (opens per size and subject), BENCH_STORE_OPTIONS.loadRounds=1 (runs of the reads and the writes per
+ * subject, taking turns), BENCH_STORE_MESSAGE_CHARS=300 (characters of each message's text),
+ * BENCH_STORE_OPEN_TIMEOUT_SECONDS=300 (per open), BENCH_STORE_MIN_FREE_GB=3 (free disk below which
+ * stores past 10,000 conversations are skipped), BENCH_STORE_WORK_SIZE (conversations of the store
+ * of the reads and writes; default the smallest of BENCH_STORE_SIZES, else 10,000),
+ * BENCH_STORE_READ_SECONDS=3 (each of the hot and the spread reads), BENCH_STORE_WRITE_SECONDS=5,
+ * BENCH_STORE_WRITERS=50, BENCH_STORE_MESSAGES=100,1000,10000,20000 (the append checkpoints),
+ * BENCH_STORE_APPEND_REPEATS=3, BENCH_STORE_APPEND_SECONDS=180 (checkpoints not started by then
+ * are skipped), BENCH_STORE_SKIP
+ * (comma-separated parts to leave out: open, read, write, append). An empty BENCH_STORE_SIZES or
+ * BENCH_STORE_MESSAGES skips that part.
+ * Subjects: BENCH_STORE_BASELINE_REF=5f9d7fd (the format-4 release; its worktree is made in the temp
+ * folder as cms-bench-baseline-<commit>, or reused if there), BENCH_STORE_BASELINE_ROOT (use this
+ * checkout of format 4 as it is instead), BENCH_STORE_SUBJECT_ROOT (the new subject's checkout;
+ * default this one; point it at the baseline to try the script while src/ does not build).
+ *
+ * Quick run (about a minute): BENCH_STORE_SIZES=1000 BENCH_STORE_MESSAGES=100,1000 npm run bench:store
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+
+import { rmSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
+import { checkFormat4Writer, conversationId, messageText, writeFormat4Store } from './store-format4.js';
 import {
-  COLLECTION_NAMES,
-  type CollectionName,
-  type ConversationRecord,
-  createJsonFileRepository,
-  createService,
-  JSON_FILE_FORMAT_VERSION,
-  type MessageRecord,
-  type WebsiteRecord,
-} from '../src/index.js';
-import { type SnapshotData, SnapshotFile } from '../src/stores/json-file/snapshot.js';
-import { createFakeSummarizer } from '../src/summarizers/index.js';
+  answer,
+  fixed,
+  folderBytes,
+  freeBytes,
+  gb,
+  killChildren,
+  type Line,
+  MB,
+  median,
+  OPTIONS,
+  prepareSubjects,
+  ratio,
+  runChild,
+  type Subject,
+  WINDOW,
+} from './store-run.js';
 
-const SELF = fileURLToPath(import.meta.url);
-const list = (value: string) => value.split(',').filter(Boolean).map(Number);
-const SIZES = list(process.env.BENCH_STORE_SIZES ?? '10000,50000');
-const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 3);
-const MESSAGE_CHARS = Number(process.env.BENCH_STORE_MESSAGE_CHARS ?? 300);
-const OPEN_TIMEOUT_MS = Number(process.env.BENCH_STORE_OPEN_TIMEOUT_SECONDS ?? 300) * 1000;
-const MIN_FREE_BYTES = Number(process.env.BENCH_STORE_MIN_FREE_GB ?? 3) * 1e9;
-const CHECKPOINTS = list(process.env.BENCH_STORE_MESSAGES ?? '100,1000,10000,20000').sort((a, b) => a - b);
-const APPEND_MS = Number(process.env.BENCH_STORE_APPEND_SECONDS ?? 180) * 1000;
-/** Appends measured before each checkpoint. */
-const WINDOW = 100;
 /** V8's longest string (2^29 - 24 characters on 64-bit): the old reader's limit. */
 const MAX_STRING = (await import('node:buffer')).constants.MAX_STRING_LENGTH;
-const MB = 2 ** 20;
+const RSS_TARGETS: Record<number, number> = { 10000: 0.5, 50000: 0.25 };
+
+/** A built store: format 4's folder, and the new subject's migrated copy. */
+interface Store {
+  readonly size: number;
+  /** Bytes of format 4's db.json. */
+  readonly bytes: number;
+  readonly dirs: Record<Subject['key'], string>;
+}
+
+const num = (line: Line | string, key: string) => (typeof line === 'string' ? NaN : Number(line[key] ?? NaN));
+const log = (message: string) => console.error(message);
 
 // ---------------------------------------------------------------------------------------------
-// The built stores: the same records as bench/build-store.ts (20 messages and two website links
-// per conversation, one website per two conversations), with ids derived from the position so
-// that any record can be written without holding the others, and longer message texts.
+// 0. The stores.
 
-const at = { value: '2026-01-01T00:00:00.000Z' };
-/** A UUID-shaped id (36 characters, like the service's), unique per kind and index. */
-const idOf = (kind: number, index: number) =>
-  `${kind.toString(16).padStart(8, '0')}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
-const [CONVERSATION, MESSAGE, WEBSITE] = [1, 2, 3];
-const MESSAGES_PER_CONVERSATION = 20;
-const TEXT = 'Use exponential backoff with jitter, cap the delay, and give up after a few tries so the build does not hang. ';
-
-function messageText(chars: number): string {
-  return TEXT.repeat(Math.ceil(chars / TEXT.length)).slice(0, chars);
-}
-
-const websiteCountFor = (count: number) => Math.max(200, Math.ceil(count / 2));
-const linkedWebsites = (i: number, websiteCount: number) => [i % websiteCount, (i * 7 + 3) % websiteCount];
-
-function* recordsOf(collection: CollectionName, count: number, text: string): Generator<object> {
-  const websiteCount = websiteCountFor(count);
-  if (collection === 'conversations') {
-    for (let i = 0; i < count; i++) {
-      const conversation: ConversationRecord = {
-        id: idOf(CONVERSATION, i),
-        type: 'COPILOT',
-        name: `Conversation ${i}`,
-        created: at,
-        updated: at,
-        messages: Array.from({ length: MESSAGES_PER_CONVERSATION }, (_, m) => idOf(MESSAGE, i * MESSAGES_PER_CONVERSATION + m)),
-        annotations: [],
-        anchors: [],
-        assets: [],
-        websites: linkedWebsites(i, websiteCount).map((w) => idOf(WEBSITE, w)),
-        summaries: [],
-        groundingMessages: [],
-        groundingRanges: [],
-      };
-      yield conversation;
-    }
-  } else if (collection === 'messages') {
-    for (let i = 0; i < count; i++) {
-      for (let m = 0; m < MESSAGES_PER_CONVERSATION; m++) {
-        const message: MessageRecord = {
-          id: idOf(MESSAGE, i * MESSAGES_PER_CONVERSATION + m),
-          created: at,
-          updated: at,
-          conversation: idOf(CONVERSATION, i),
-          role: m % 2 === 0 ? 'USER' : 'ASSISTANT',
-          fragment: { string: { raw: text } },
-          groundedConversations: [],
-        };
-        yield message;
-      }
-    }
-  } else if (collection === 'websites') {
-    const links: string[][] = Array.from({ length: websiteCount }, () => []);
-    for (let i = 0; i < count; i++) for (const w of linkedWebsites(i, websiteCount)) links[w]!.push(idOf(CONVERSATION, i));
-    for (let w = 0; w < websiteCount; w++) {
-      const website: WebsiteRecord = {
-        id: idOf(WEBSITE, w),
-        url: `https://example.com/page/${w}`,
-        name: `Page ${w}`,
-        created: at,
-        updated: at,
-        conversations: links[w]!,
-      };
-      yield website;
-    }
-  }
-}
-
-/** Writes the snapshot of `count` conversations a record at a time, as SnapshotFile lays it out. */
-async function writeStore(file: string, count: number, text: string): Promise<void> {
-  const out = createWriteStream(file, { mode: 0o600 });
-  const put = async (chunk: string) => {
-    if (!out.write(chunk)) await once(out, 'drain');
-  };
-  await put(`{\n"version": ${JSON_FILE_FORMAT_VERSION},\n"journalSeq": 0`);
-  for (const name of COLLECTION_NAMES) {
-    await put(`,\n"${name}": [`);
-    let written = 0;
-    for (const record of recordsOf(name, count, text)) await put(`${written++ === 0 ? '\n' : ',\n'}${JSON.stringify(record)}`);
-    await put(written > 0 ? '\n]' : ']');
-  }
-  await put('\n}\n');
-  out.end();
-  await finished(out);
-}
-
-/** Stops the run if the streamed layout differs in one byte from what the store itself writes. */
-async function checkWriter(folder: string): Promise<void> {
-  const [streamed, byStore] = [path.join(folder, 'streamed.json'), path.join(folder, 'by-store.json')];
-  const count = 3;
-  await writeStore(streamed, count, messageText(MESSAGE_CHARS));
-  const data: Record<string, unknown> = { version: JSON_FILE_FORMAT_VERSION, journalSeq: 0 };
-  for (const name of COLLECTION_NAMES) data[name] = [...recordsOf(name, count, messageText(MESSAGE_CHARS))];
-  await new SnapshotFile(byStore).write(data as SnapshotData);
-  if (!(await readFile(streamed)).equals(await readFile(byStore)))
-    throw new Error(`The streamed snapshot ${streamed} differs from the store's own ${byStore}.`);
-  await rm(streamed);
-  await rm(byStore);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Child processes. Each prints one JSON line per result on stdout.
-
-const rssNow = () => {
-  globalThis.gc?.();
-  return process.memoryUsage().rss;
-};
-const print = (line: object) => console.log(JSON.stringify(line));
-
-/** `open <file>`: opens the store; prints open time, RSS before and after, peak RSS, conversations. */
-async function childOpen(file: string): Promise<void> {
-  const rssBefore = rssNow();
-  const t0 = performance.now();
-  const repository = await createJsonFileRepository({ file });
-  const openMs = performance.now() - t0;
-  const rss = rssNow();
-  const peakRss = process.resourceUsage().maxRSS * 1024;
-  const conversations = await repository.read((view) => view.list('conversations').length);
-  await repository.close();
-  print({ openMs, rssBefore, rss, peakRss, conversations });
-}
-
-/** `whole <file>`: the old reader, the whole file as one string then JSON.parse; prints what happened. */
-async function childWhole(file: string): Promise<void> {
-  try {
-    const data = JSON.parse(await readFile(file, 'utf8')) as { conversations: unknown[] };
-    print({ ok: true, conversations: data.conversations.length });
-  } catch (error) {
-    print({ ok: false, error: `${(error as Error).name}: ${(error as Error).message}` });
-  }
-}
-
-const journalBytes = async (folder: string) => {
-  let total = 0;
-  for (const name of await readdir(folder)) if (name.startsWith('db.json.journal-')) total += (await stat(path.join(folder, name))).size;
-  return total;
-};
-
-/**
- * `append <folder>`: one conversation grows by createMessage up to the last checkpoint, or until
- * APPEND_MS has passed; prints the journal's growth over the WINDOW appends before each checkpoint.
- */
-async function childAppend(folder: string): Promise<void> {
-  const deadline = performance.now() + APPEND_MS;
-  const repository = await createJsonFileRepository({ file: path.join(folder, 'db.json'), compactAfterBytes: 1e12 });
-  const service = await createService({ dataDir: folder, repository, summarizer: createFakeSummarizer() });
-  const { id } = await service.createConversation({ type: 'COPILOT' });
-  const started = performance.now();
-  const target = CHECKPOINTS.at(-1)!;
-  const measureFrom = async () => ({ bytes: await journalBytes(folder), at: performance.now() });
-  let window = await measureFrom();
-  // Once the cap has passed: where the last measured window ends (the next checkpoint when its
-  // window is under way, else WINDOW appends on), so the length reached still gets a figure.
-  let last: number | undefined;
-  let n = 0;
-  while (n < target && (last === undefined || n < last)) {
-    if (last === undefined && performance.now() >= deadline) {
-      const next = CHECKPOINTS.find((c) => c > n)!;
-      last = next - n <= WINDOW ? next : Math.min(n + WINDOW, target);
-      if (last !== next) window = await measureFrom();
-    }
-    if (last === undefined && CHECKPOINTS.some((c) => c - Math.min(WINDOW, c) === n)) window = await measureFrom();
-    n++;
-    await service.createMessage({
-      role: n % 2 ? 'USER' : 'ASSISTANT',
-      fragment: { string: { raw: `message ${n} about the build` } },
-      conversation: { id },
-    });
-    if (CHECKPOINTS.includes(n) || n === last) {
-      const appends = Math.min(WINDOW, n);
-      const { bytes, at: now } = await measureFrom();
-      print({
-        messages: n,
-        bytesPerAppend: (bytes - window.bytes) / appends,
-        msPerAppend: (now - window.at) / appends,
-        pastCap: !CHECKPOINTS.includes(n),
-      });
-    }
-  }
-  print({
-    reached: n,
-    seconds: (performance.now() - started) / 1000,
-    journalBytes: await journalBytes(folder),
-    stopped: last !== undefined && n < target,
-  });
-  await service.close();
-}
-
-// ---------------------------------------------------------------------------------------------
-// The parent.
-
-/** Runs this file in a fresh process; answers its JSON lines (also passed to `onLine` as they come), killing it after `timeoutMs`. */
-function runChild(
-  args: string[],
-  timeoutMs: number,
-  options: { env?: NodeJS.ProcessEnv; onLine?: (line: Record<string, unknown>) => void } = {},
-): Promise<{ lines: Record<string, unknown>[]; timedOut: boolean; code: number | null }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: options.env ?? process.env,
-  });
-  const lines: Record<string, unknown>[] = [];
-  let buffer = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffer += chunk;
-    for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (!line.startsWith('{')) continue;
-      const parsed = JSON.parse(line) as Record<string, unknown>;
-      lines.push(parsed);
-      options.onLine?.(parsed);
-    }
-  });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, timeoutMs);
-  return new Promise((resolve, reject) => {
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ lines, timedOut, code });
-    });
-  });
-}
-
-/** Bytes free where `folder` lives, as `df` reports them. */
-function freeBytes(folder: string): number {
-  const output = execFileSync('df', ['-Pk', folder], { encoding: 'utf8', timeout: 10_000 });
-  const fields = output.trim().split('\n').at(-1)!.trim().split(/\s+/);
-  return Number(fields[3]) * 1024;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-const fixed = (value: number, digits = 0) => value.toFixed(digits);
-const gb = (bytes: number) => `${fixed(bytes / 1e9, 1)} GB`;
-
-async function openTimes(root: string): Promise<void> {
-  await checkWriter(root);
-  const free = freeBytes(root);
-  const text = messageText(MESSAGE_CHARS);
-  const stores: { size: number; file: string; bytes: number }[] = [];
-  for (const size of SIZES) {
-    if (size > 10_000 && free < MIN_FREE_BYTES) {
+async function buildStores(root: string, sizes: number[], subjects: [Subject, Subject]): Promise<Store[]> {
+  const [old, next] = subjects;
+  const text = messageText(OPTIONS.messageChars);
+  await checkFormat4Writer(root, old.root, text);
+  const stores: Store[] = [];
+  console.log(`\nStores: format 4 written straight to disk; the new subject's a copy opened and closed once by its code (migration)`);
+  console.log('| conversations | format-4 db.json MB | written in s | migrated in s (open + close) | new folder MB |');
+  console.log('|---|---|---|---|---|');
+  for (const size of sizes) {
+    const free = freeBytes(root);
+    if (size > 10_000 && free < OPTIONS.minFreeBytes) {
       console.log(
-        `Skipped ${size} conversations: ${gb(free)} free on ${root}, under the ${gb(MIN_FREE_BYTES)} this size needs (BENCH_STORE_MIN_FREE_GB).`,
+        `| ${size} | skipped: ${gb(free)} free on ${root}, under the ${gb(OPTIONS.minFreeBytes)} of BENCH_STORE_MIN_FREE_GB | | | |`,
       );
       continue;
     }
-    const folder = path.join(root, `open-${size}`);
-    await mkdir(folder, { mode: 0o700 });
-    const file = path.join(folder, 'db.json');
+    const f4 = path.join(root, `format4-${size}`);
+    const migrated = path.join(root, `new-${size}`);
+    await mkdir(f4, { mode: 0o700 });
     const t0 = performance.now();
-    await writeStore(file, size, text);
-    const bytes = (await stat(file)).size;
-    stores.push({ size, file, bytes });
-    console.error(`wrote ${size} conversations: ${fixed(bytes / MB)} MB in ${fixed((performance.now() - t0) / 1000, 1)} s`);
-  }
-  const runs = new Map<number, Record<string, number>[]>();
-  const failures: string[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const store of stores) {
-      const { lines, timedOut, code } = await runChild(['open', store.file], OPEN_TIMEOUT_MS);
-      const run = lines[0] as Record<string, number> | undefined;
-      if (!run || timedOut) {
-        failures.push(`${store.size}: ${timedOut ? `no answer in ${OPEN_TIMEOUT_MS / 1000} s` : `exited with ${code}`}`);
-        continue;
-      }
-      runs.set(store.size, [...(runs.get(store.size) ?? []), run]);
-      console.error(
-        `  ${store.size}: opened in ${fixed(run.openMs!)} ms, RSS ${fixed(run.rss! / MB)} MB, ${run.conversations} conversations`,
-      );
+    await writeFormat4Store(path.join(f4, 'db.json'), size, text);
+    const writtenS = (performance.now() - t0) / 1000;
+    const bytes = (await stat(path.join(f4, 'db.json'))).size;
+    await cp(f4, migrated, { recursive: true });
+    const timeout = OPTIONS.openTimeoutMs * 2;
+    const result = await runChild(['migrate', '--root', next.root, '--dir', migrated], timeout);
+    const done = answer(result, 'migrated', timeout);
+    const migration =
+      typeof done === 'string'
+        ? done
+        : `${fixed((num(done, 'openMs') + num(done, 'closeMs')) / 1000, 1)} (${fixed(num(done, 'openMs'))} ms + ${fixed(num(done, 'closeMs'))} ms)`;
+    console.log(`| ${size} | ${fixed(bytes / MB)} | ${fixed(writtenS, 1)} | ${migration} | ${fixed((await folderBytes(migrated)) / MB)} |`);
+    if (typeof done === 'string') {
+      await rm(migrated, { recursive: true, force: true });
+      await cp(f4, migrated, { recursive: true });
+      console.log(`(The new subject could not open the ${size} store: its figures for it will say why.)`);
     }
-    console.error(`open round ${round + 1} of ${ROUNDS}`);
+    stores.push({ size, bytes, dirs: { old: f4, new: migrated } });
+  }
+  return stores;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Open time and RSS.
+
+async function openTimes(root: string, stores: Store[], subjects: [Subject, Subject]): Promise<void> {
+  const runs = new Map<string, Line[]>();
+  const failures: string[] = [];
+  const key = (size: number, subject: Subject) => `${size}/${subject.key}`;
+  const openOnce = async (size: number, subject: Subject, dir: string, probe?: string) => {
+    const result = await runChild(
+      ['open', '--root', subject.root, '--dir', dir, ...(probe ? ['--probe', probe] : [])],
+      OPTIONS.openTimeoutMs,
+    );
+    const run = answer(result, 'openMs', OPTIONS.openTimeoutMs);
+    if (typeof run === 'string') return void failures.push(`${subject.label} at ${size}: ${run}`);
+    runs.set(key(size, subject), [...(runs.get(key(size, subject)) ?? []), run]);
+    if (size > 0)
+      log(
+        `  ${subject.label} ${size}: opened in ${fixed(num(run, 'openMs'))} ms, RSS ${fixed(num(run, 'rss') / MB)} MB, ${run.messages} messages read`,
+      );
+  };
+  for (let round = 0; round < OPTIONS.rounds; round++) {
+    for (const subject of subjects) {
+      const empty = await mkdtemp(path.join(root, 'empty-'));
+      await openOnce(0, subject, empty);
+      await rm(empty, { recursive: true, force: true });
+    }
+    for (const store of stores)
+      for (const subject of subjects)
+        await openOnce(store.size, subject, store.dirs[subject.key], conversationId(Math.floor(store.size / 2)));
+    log(`open round ${round + 1} of ${OPTIONS.rounds}`);
   }
   const whole = new Map<number, string>();
   for (const store of stores) {
-    const { lines, timedOut, code } = await runChild(['whole', store.file], OPEN_TIMEOUT_MS);
-    const answer = lines[0];
-    whole.set(
-      store.size,
-      timedOut
-        ? `no answer in ${OPEN_TIMEOUT_MS / 1000} s`
-        : !answer
-          ? `exited with ${code}`
-          : answer.ok
-            ? 'opens'
-            : `fails: ${String(answer.error)}`,
-    );
+    const result = await runChild(['whole', '--file', path.join(store.dirs.old, 'db.json')], OPTIONS.openTimeoutMs);
+    const line = answer(result, 'ok', OPTIONS.openTimeoutMs);
+    whole.set(store.size, typeof line === 'string' ? line : line.ok ? 'opens' : `fails: ${String(line.error)}`);
   }
 
+  const of = (size: number, subject: Subject, field: string) => median((runs.get(key(size, subject)) ?? []).map((r) => num(r, field)));
+  const beyond = (size: number, subject: Subject, field: string) => of(size, subject, field) - of(0, subject, field);
   console.log(
-    `\nOpen time and RSS: createJsonFileRepository({ file }) in a fresh process; 20 messages of ${MESSAGE_CHARS} characters per conversation; medians of ${ROUNDS} opens`,
+    `\nOpen time and RSS beyond an empty start: createService({ dataDir }) in a fresh process, then getConversation + listConversationMessages of one conversation; 20 messages of ${OPTIONS.messageChars} characters per conversation; medians of ${OPTIONS.rounds} opens`,
   );
   console.log(
-    `(V8's longest string: ${MAX_STRING} characters, ${fixed(MAX_STRING / MB)} MiB. RSS before open is the process with tsx loaded, after a GC; RSS after open also after a GC; peak is the process's maximum.)`,
+    `(RSS after a GC, once the conversation is read; "beyond empty" subtracts the same figures of an open of an empty folder. V8's longest string: ${fixed(MAX_STRING / MB)} MiB.)`,
   );
   console.log(
-    '| conversations | snapshot MB | KB per conversation | past the string limit | open ms | RSS before open MB | RSS after open MB | peak RSS MB | conversations opened |',
+    '| conversations | format-4 db.json MB | subject | open ms | open ms beyond empty | first read ms | RSS MB | RSS beyond empty MB | RSS beyond empty / db.json | target | peak RSS MB | opens |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const subject of subjects)
+    console.log(
+      `| 0 (empty folder) | | ${subject.label} | ${fixed(of(0, subject, 'openMs'))} | | | ${fixed(of(0, subject, 'rss') / MB)} | | | | ${fixed(of(0, subject, 'peakRss') / MB)} | ${runs.get(key(0, subject))?.length ?? 0} |`,
+    );
   for (const store of stores) {
-    const done = runs.get(store.size) ?? [];
-    const of = (key: string) => (done.length ? median(done.map((r) => r[key]!)) : NaN);
-    console.log(
-      `| ${store.size} | ${fixed(store.bytes / MB)} | ${fixed(store.bytes / store.size / 1024, 1)} | ${store.bytes > MAX_STRING ? 'yes' : 'no'} | ${fixed(of('openMs'))} | ${fixed(of('rssBefore') / MB)} | ${fixed(of('rss') / MB)} | ${fixed(of('peakRss') / MB)} | ${done.length ? `${done.at(-1)!.conversations} (${done.length} of ${ROUNDS} opens)` : 'did not open'} |`,
-    );
+    for (const subject of subjects) {
+      const rssBeyond = beyond(store.size, subject, 'rss');
+      const target = RSS_TARGETS[store.size];
+      console.log(
+        `| ${store.size} | ${fixed(store.bytes / MB)} | ${subject.label} | ${fixed(of(store.size, subject, 'openMs'))} | ${fixed(beyond(store.size, subject, 'openMs'))} | ${fixed(of(store.size, subject, 'firstReadMs'), 1)} | ${fixed(of(store.size, subject, 'rss') / MB)} | ${fixed(rssBeyond / MB)} | ${fixed(rssBeyond / store.bytes, 2)} | ${target === undefined ? '' : `≤ ${target}${rssBeyond / store.bytes <= target ? ' (met)' : ' (not met)'}`} | ${fixed(of(store.size, subject, 'peakRss') / MB)} | ${runs.get(key(store.size, subject))?.length ?? 0} of ${OPTIONS.rounds} |`,
+      );
+    }
   }
-  console.log('\nThe old reader (readFile(file, "utf8") then JSON.parse) on the same files');
-  console.log('| conversations | whole-file string |');
-  console.log('|---|---|');
-  for (const store of stores) console.log(`| ${store.size} | ${whole.get(store.size)} |`);
-  for (const failure of failures) console.log(`Open failed at ${failure}`);
-  for (const store of stores) await rm(path.dirname(store.file), { recursive: true, force: true });
-}
-
-async function appendCost(root: string): Promise<void> {
-  const folder = path.join(root, 'append');
-  await mkdir(folder, { mode: 0o700 });
-  // A line at n messages holds the conversation's n ids (39 bytes each) plus a few hundred bytes.
-  const needed = (n: number) => (39 * n * n) / 2 + 1_000 * n;
-  const free = freeBytes(root);
-  const fits = CHECKPOINTS.filter((c) => needed(c) + 1e9 < free);
-  if (fits.length < CHECKPOINTS.length) {
+  const [old, next] = subjects;
+  for (const store of stores)
     console.log(
-      `\nAppends stop at ${fits.at(-1) ?? 0} messages: ${gb(free)} free on ${root}, and ${CHECKPOINTS.at(-1)} would write about ${gb(needed(CHECKPOINTS.at(-1)!))}.`,
+      `${store.size} conversations, new / format 4: open beyond empty ${ratio(beyond(store.size, next, 'openMs'), beyond(store.size, old, 'openMs'))}, RSS beyond empty ${ratio(beyond(store.size, next, 'rss'), beyond(store.size, old, 'rss'))}`,
     );
-  }
-  if (fits.length === 0) return;
-  // The child stops appending at APPEND_MS; a minute past it, it is killed.
-  const limitMs = APPEND_MS + 60_000;
-  const { lines, timedOut, code } = await runChild(['append', folder], limitMs, {
-    env: { ...process.env, BENCH_STORE_MESSAGES: fits.join(',') },
-    onLine: (line) =>
-      'messages' in line && console.error(`  ${String(line.messages)} messages: ${fixed(line.bytesPerAppend as number)} bytes per append`),
-  });
-
-  const points = lines.filter((line) => 'messages' in line) as unknown as {
-    messages: number;
-    bytesPerAppend: number;
-    msPerAppend: number;
-    pastCap: boolean;
-  }[];
-  const end = lines.find((line) => 'reached' in line) as unknown as
-    | { reached: number; seconds: number; journalBytes: number; stopped: boolean }
-    | undefined;
-  console.log(
-    `\nBytes written per message append: one conversation, createMessage one at a time (fsync), the journal's growth over the last ${WINDOW} appends / ${WINDOW}`,
-  );
-  console.log('| messages in the conversation | bytes per append | ms per append |');
+  console.log('\nThe old reader (readFile(file, "utf8") then JSON.parse) on the format-4 files');
+  console.log('| conversations | past the string limit | whole-file string |');
   console.log('|---|---|---|');
-  for (const point of points)
-    console.log(
-      `| ${point.messages}${point.pastCap ? ' (where the cap stopped it)' : ''} | ${fixed(point.bytesPerAppend)} | ${fixed(point.msPerAppend, 2)} |`,
-    );
-  const [first, last] = [points[0], points.at(-1)];
-  if (first && last && first !== last)
-    console.log(
-      `\nRatio, bytes per append at ${last.messages} / at ${first.messages}: ${fixed(last.bytesPerAppend / first.bytesPerAppend, 1)} (near 1: an append costs what changed)`,
-    );
-  if (end) {
-    console.log(
-      `Appended ${end.reached} messages in ${fixed(end.seconds, 1)} s; the journal holds ${fixed(end.journalBytes / MB)} MB (${gb(end.journalBytes)})${end.stopped ? `; stopped at the ${APPEND_MS / 1000} s cap (BENCH_STORE_APPEND_SECONDS), after one last window of ${WINDOW} appends` : ''}.`,
-    );
-  } else {
-    console.log(
-      `The append process ${timedOut ? `was killed after ${limitMs / 1000} s` : `exited with ${code}`} before it finished; the table shows what was reached.`,
-    );
-  }
-  await rm(folder, { recursive: true, force: true });
+  for (const store of stores) console.log(`| ${store.size} | ${store.bytes > MAX_STRING ? 'yes' : 'no'} | ${whole.get(store.size)} |`);
+  for (const failure of failures) console.log(`Open failed: ${failure}`);
 }
 
-const [mode, target] = process.argv.slice(2);
-if (mode === 'open') await childOpen(target!);
-else if (mode === 'whole') await childWhole(target!);
-else if (mode === 'append') await childAppend(target!);
-else {
-  const root = await mkdtemp(path.join(tmpdir(), 'cms-bench-store-'));
-  try {
-    console.log(
-      `bench:store, ${new Date().toISOString()}, Node ${process.version}, temporary folder ${root} (${gb(freeBytes(root))} free)`,
-    );
-    if (SIZES.length > 0) await openTimes(root);
-    else console.log('Open times skipped: BENCH_STORE_SIZES is empty.');
-    if (CHECKPOINTS.length > 0) await appendCost(root);
-    else console.log('Appends skipped: BENCH_STORE_MESSAGES is empty.');
-  } finally {
-    await rm(root, { recursive: true, force: true });
+// ---------------------------------------------------------------------------------------------
+// 2. Reads, and 3. durable concurrent writes, on the work store.
+
+async function readRates(store: Store, subjects: [Subject, Subject]): Promise<void> {
+  const timeout = OPTIONS.openTimeoutMs + 2 * OPTIONS.readMs + 120_000;
+  const kinds = ['json', 'memory'] as const;
+  const runs = new Map<string, Line[]>();
+  const failures: string[] = [];
+  for (let round = 0; round < OPTIONS.loadRounds; round++) {
+    for (const kind of kinds) {
+      for (const subject of subjects) {
+        const where = kind === 'json' ? ['--dir', store.dirs[subject.key]] : ['--memory'];
+        const result = await runChild(['reads', '--root', subject.root, '--count', String(store.size), ...where], timeout);
+        const run = answer(result, 'reads', timeout);
+        if (typeof run === 'string') {
+          failures.push(`${subject.label} ${kind}: ${run}`);
+          continue;
+        }
+        runs.set(`${subject.key}/${kind}`, [...(runs.get(`${subject.key}/${kind}`) ?? []), run]);
+        log(
+          `  reads, ${subject.label} ${kind}: hot ${fixed(num(run, 'hotOpsPerSecond'))}/s, spread ${fixed(num(run, 'spreadOpsPerSecond'))}/s (ready in ${fixed(num(run, 'readyMs'))} ms)`,
+        );
+      }
+    }
   }
+  const of = (subject: Subject, kind: string, field: string) =>
+    median((runs.get(`${subject.key}/${kind}`) ?? []).map((r) => num(r, field)));
+  console.log(
+    `\nReads in-process: getConversation + listConversationMessages (one op), ${store.size} conversations of 20 messages; hot: one conversation over and over, spread: every conversation in turn; ${OPTIONS.readMs / 1000} s each; medians of ${OPTIONS.loadRounds} runs`,
+  );
+  console.log('| subject | store | hot ops/s | spread ops/s | conversations read in the spread run |');
+  console.log('|---|---|---|---|---|');
+  for (const subject of subjects)
+    for (const kind of kinds)
+      console.log(
+        `| ${subject.label} | ${kind === 'json' ? 'JSON file' : 'memory (filled through the service)'} | ${fixed(of(subject, kind, 'hotOpsPerSecond'))} | ${fixed(of(subject, kind, 'spreadOpsPerSecond'))} | ${fixed(of(subject, kind, 'spreadDistinct'))} of ${store.size} |`,
+      );
+  for (const subject of subjects)
+    console.log(
+      `${subject.label}, JSON file / memory: hot ${ratio(of(subject, 'json', 'hotOpsPerSecond'), of(subject, 'memory', 'hotOpsPerSecond'))}, spread ${ratio(of(subject, 'json', 'spreadOpsPerSecond'), of(subject, 'memory', 'spreadOpsPerSecond'))}`,
+    );
+  for (const failure of failures) console.log(`Reads failed: ${failure}`);
+}
+
+async function writeRates(store: Store, subjects: [Subject, Subject]): Promise<void> {
+  const timeout = 2 * OPTIONS.openTimeoutMs + OPTIONS.writeMs + 60_000;
+  const runs = new Map<string, Line[]>();
+  const failures: string[] = [];
+  for (let round = 0; round < OPTIONS.loadRounds; round++) {
+    for (const subject of subjects) {
+      const result = await runChild(
+        ['writes', '--root', subject.root, '--dir', store.dirs[subject.key], '--count', String(store.size)],
+        timeout,
+      );
+      const run = answer(result, 'writes', timeout);
+      if (typeof run === 'string') {
+        failures.push(`${subject.label}: ${run}`);
+        continue;
+      }
+      runs.set(subject.key, [...(runs.get(subject.key) ?? []), run]);
+      if (run.firstError) failures.push(`${subject.label}: ${run.errors} writes failed, the first with ${String(run.firstError)}`);
+      log(`  writes, ${subject.label}: ${fixed(num(run, 'opsPerSecond'))}/s, p50 ${fixed(num(run, 'p50'), 2)} ms`);
+    }
+  }
+  const of = (subject: Subject, field: string) => median((runs.get(subject.key) ?? []).map((r) => num(r, field)));
+  console.log(
+    `\nDurable writes: ${OPTIONS.writers} concurrent writers, each createMessage into its own conversation of the ${store.size}-conversation store (fsync, as by default), ${OPTIONS.writeMs / 1000} s; medians of ${OPTIONS.loadRounds} runs`,
+  );
+  console.log('| subject | writes/s | p50 ms | p99 ms | close ms |');
+  console.log('|---|---|---|---|---|');
+  for (const subject of subjects)
+    console.log(
+      `| ${subject.label} | ${fixed(of(subject, 'opsPerSecond'))} | ${fixed(of(subject, 'p50'), 2)} | ${fixed(of(subject, 'p99'), 2)} | ${fixed(of(subject, 'closeMs'))} |`,
+    );
+  const [old, next] = subjects;
+  console.log(`Writes/s, new / format 4: ${ratio(of(next, 'opsPerSecond'), of(old, 'opsPerSecond'))}`);
+  for (const failure of failures) console.log(`Writes failed: ${failure}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Appends.
+
+async function appendCost(root: string, subjects: [Subject, Subject]): Promise<void> {
+  const timeout = OPTIONS.appendMs + OPTIONS.openTimeoutMs + 60_000;
+  const points = new Map<string, Line>();
+  const failures: string[] = [];
+  for (const subject of subjects) {
+    const folder = path.join(root, `append-${subject.key}`);
+    await mkdir(folder, { mode: 0o700 });
+    const result = await runChild(['append', '--root', subject.root, '--dir', folder], timeout, {
+      onLine: (line) =>
+        'msPerAppend' in line &&
+        log(`  appends, ${subject.label}, ${String(line.messages)} messages: ${fixed(num(line, 'msPerAppend'), 2)} ms per append`),
+    });
+    for (const line of result.lines) if ('messages' in line) points.set(`${subject.key}/${String(line.messages)}`, line);
+    if (result.timedOut || result.code !== 0)
+      failures.push(`${subject.label}: ${result.timedOut ? `killed after ${timeout / 1000} s` : `exited with ${result.code}`}`);
+    await rm(folder, { recursive: true, force: true });
+  }
+  const [old, next] = subjects;
+  const cell = (subject: Subject, messages: number, field: string, digits: number) => {
+    const line = points.get(`${subject.key}/${messages}`);
+    return line === undefined ? '—' : 'error' in line ? String(line.error) : fixed(num(line, field), digits);
+  };
+  console.log(
+    `\nAppends: createMessage (durable, as by default) to one conversation, timed over the last ${WINDOW} appends before it holds the given number of messages (it is created with the rest), median of ${OPTIONS.appendRepeats} conversations; bytes: what the process wrote meanwhile, per append`,
+  );
+  console.log(
+    '| messages in the conversation | format 4 ms per append | new ms per append | new / format 4 | format 4 bytes per append | new bytes per append |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const messages of OPTIONS.checkpoints) {
+    const ms = (subject: Subject) => num(points.get(`${subject.key}/${messages}`) ?? '', 'msPerAppend');
+    console.log(
+      `| ${messages} | ${cell(old, messages, 'msPerAppend', 2)} | ${cell(next, messages, 'msPerAppend', 2)} | ${ratio(ms(next), ms(old))} | ${cell(old, messages, 'bytesPerAppend', 0)} | ${cell(next, messages, 'bytesPerAppend', 0)} |`,
+    );
+  }
+  const [first, last] = [OPTIONS.checkpoints[0]!, OPTIONS.checkpoints.at(-1)!];
+  if (first !== last) {
+    const growth = (subject: Subject) =>
+      ratio(
+        num(points.get(`${subject.key}/${last}`) ?? '', 'msPerAppend'),
+        num(points.get(`${subject.key}/${first}`) ?? '', 'msPerAppend'),
+      );
+    console.log(
+      `ms per append at ${last} / at ${first} messages: format 4 ${growth(old)}, new ${growth(next)} (near 1: an append costs the same at any length)`,
+    );
+  }
+  for (const failure of failures) console.log(`Appends: ${failure}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const skip = (part: string) => OPTIONS.skip.has(part);
+console.log(`bench:store, ${new Date().toISOString()}, Node ${process.version}`);
+const { subjects, cleanup } = await prepareSubjects();
+const root = await mkdtemp(path.join(tmpdir(), 'cms-bench-store-'));
+const interrupted = () => {
+  killChildren();
+  rmSync(root, { recursive: true, force: true });
+  cleanup();
+  process.exit(130);
+};
+process.once('SIGINT', interrupted);
+process.once('SIGTERM', interrupted);
+try {
+  console.log(`Temporary folder ${root} (${gb(freeBytes(root))} free)`);
+  const openSizes = skip('open') ? [] : OPTIONS.sizes;
+  const needsWork = !skip('read') || !skip('write');
+  const sizes = [...new Set([...openSizes, ...(needsWork ? [OPTIONS.workSize] : [])])].sort((a, b) => a - b);
+  const stores = sizes.length > 0 ? await buildStores(root, sizes, subjects) : [];
+  if (openSizes.length > 0)
+    await openTimes(
+      root,
+      stores.filter((store) => openSizes.includes(store.size)),
+      subjects,
+    );
+  else console.log('\nOpen times skipped (BENCH_STORE_SIZES is empty, or BENCH_STORE_SKIP has open).');
+  const work = stores.find((store) => store.size === OPTIONS.workSize);
+  if (needsWork && !work) console.log(`\nReads and writes skipped: the store of ${OPTIONS.workSize} conversations was not built.`);
+  if (work && !skip('read')) await readRates(work, subjects);
+  if (work && !skip('write')) await writeRates(work, subjects);
+  if (OPTIONS.checkpoints.length > 0 && !skip('append')) await appendCost(root, subjects);
+  else console.log('\nAppends skipped (BENCH_STORE_MESSAGES is empty, or BENCH_STORE_SKIP has append).');
+} finally {
+  await rm(root, { recursive: true, force: true });
+  cleanup();
 }

@@ -9,7 +9,10 @@ import { ServiceError } from './errors.js';
 /** Freezes a value and everything inside it, in place. */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const nested of Object.values(value)) deepFreeze(nested);
+    // Loops rather than Object.values: records read from disk are frozen on every read, and an
+    // array of values per object is garbage the collector then has to find.
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    else for (const key in value) if (Object.hasOwn(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
     Object.freeze(value);
   }
   return value;

@@ -80,12 +80,13 @@ describe('snapshot writes on a failing disk', () => {
     disk.snapshot = 'full';
     // The compaction at close moves writes on to journal 2, then fails to write the snapshot that names it.
     await first.close();
-    disk.snapshot = 'ok';
+    // Snapshots keep failing while the copy is made, so the one on disk still names journal 1.
     const second = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
     await second.transact((tx) => tx.put('conversations', conversationRecord('in-journal-2')));
     const copy = path.join(await tempDir(), 'db.json');
-    await cp(path.dirname(file), path.dirname(copy), { recursive: true, filter: (source) => !source.endsWith('.lock') });
+    await cp(path.dirname(file), path.dirname(copy), { recursive: true, filter: (source) => !/\.(lock|tmp)$/.test(source) });
     await second.close();
+    disk.snapshot = 'ok';
 
     await rm(`${copy}.journal-000002`);
     await expect(createJsonFileRepository({ file: copy, logger: { warn: () => undefined } })).rejects.toThrow(

@@ -57,8 +57,12 @@ export class MessageReader {
     return texts;
   }
 
+  /** Reused by every read: its bytes are decoded into strings before the next read. */
+  #scratch = Buffer.allocUnsafe(64 * 1024);
+
   #readAt(file: number, offset: number, length: number): Buffer {
-    const buffer = Buffer.allocUnsafe(length);
+    if (length > this.#scratch.length) this.#scratch = Buffer.allocUnsafe(Math.max(length, this.#scratch.length * 2));
+    const buffer = this.#scratch.subarray(0, length);
     let handle = this.#handles.get(file);
     if (handle === undefined) this.#handles.set(file, (handle = openSync(this.pathOf(file), 'r')));
     let read = 0;
@@ -135,11 +139,14 @@ export interface HintLine {
   readonly at: readonly number[];
 }
 
-/** Reads a hint file whole: its header and lines. Throws naming the file when it is damaged. */
-export async function readHint(target: string): Promise<{ header: HintHeader; lines: HintLine[] }> {
-  let text: string;
+/**
+ * Reads a hint file: answers its header, and hands each line to `onLine` as it is parsed (a line
+ * at a time, so the parsed file is never held whole). Throws naming the file when it is damaged.
+ */
+export async function readHint(target: string, onLine: (line: HintLine, lineNumber: number) => void): Promise<HintHeader> {
+  let bytes: Buffer;
   try {
-    text = await readFile(target, 'utf8');
+    bytes = await readFile(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new Error(
@@ -150,28 +157,32 @@ export async function readHint(target: string): Promise<{ header: HintHeader; li
   }
   const damaged = (line: number, why: string) =>
     new Error(`The hint file ${target} is damaged at line ${line}: ${why}. Nothing was changed; see the README on recovery.`);
-  const rows = text.split('\n');
-  if (rows.at(-1) !== '') throw damaged(rows.length, 'it does not end with a whole line');
-  let header: HintHeader;
-  try {
-    header = JSON.parse(rows[0]!) as HintHeader;
-  } catch {
-    throw damaged(1, 'the header does not parse');
-  }
-  if (!Number.isInteger(header?.journalSeq) || !Array.isArray(header.messageFiles))
-    throw damaged(1, 'the header lacks journalSeq or messageFiles');
-  const lines: HintLine[] = [];
-  for (let i = 1; i < rows.length - 1; i++) {
-    let line: HintLine;
+  if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) throw damaged(1, 'it does not end with a whole line');
+  let header: HintHeader | undefined;
+  let lineNumber = 0;
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(0x0a, start);
+    const text = bytes.toString('utf8', start, end);
+    start = end + 1;
+    lineNumber++;
+    let value: unknown;
     try {
-      line = JSON.parse(rows[i]!) as HintLine;
+      value = JSON.parse(text);
     } catch {
-      throw damaged(i + 1, 'the line does not parse');
+      throw damaged(lineNumber, 'the line does not parse');
     }
-    if (typeof line?.c !== 'string' || !Array.isArray(line.at) || line.at.length % 4 !== 0) throw damaged(i + 1, 'it is not a hint line');
-    lines.push(line);
+    if (!header) {
+      header = value as HintHeader;
+      if (!Number.isInteger(header?.journalSeq) || !Array.isArray(header.messageFiles))
+        throw damaged(1, 'the header lacks journalSeq or messageFiles');
+      continue;
+    }
+    const line = value as HintLine;
+    if (typeof line?.c !== 'string' || !Array.isArray(line.at) || line.at.length % 4 !== 0)
+      throw damaged(lineNumber, 'it is not a hint line');
+    onLine(line, lineNumber);
   }
-  return { header, lines };
+  return header!;
 }
 
 /** The header line of hint file `target` alone (the message files a backup snapshot needs). */

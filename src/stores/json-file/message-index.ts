@@ -31,8 +31,10 @@ export class MessageIndex {
   #file = new Int32Array(1024);
   #offset = new Float64Array(1024);
   #length = new Uint32Array(1024);
-  #version = new Float64Array(1024);
-  #order = new Float64Array(1024);
+  // Stamps and places are counters: 32 bits hold four billion writes of one process, and places
+  // (kept across restarts) grow only by new messages.
+  #version = new Uint32Array(1024);
+  #order = new Uint32Array(1024);
   #versionClock = 0;
   #orderClock = 0;
 
@@ -54,6 +56,16 @@ export class MessageIndex {
   location(id: string): Location | undefined {
     const slot = this.#slotOf(id);
     if (slot === undefined) return undefined;
+    return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]! };
+  }
+
+  /** The message's slot in the keydir, for {@link at}; undefined when it is not in the files. */
+  slot(id: string): number | undefined {
+    return this.#slotOf(id);
+  }
+
+  /** Where the message of `slot` is. */
+  at(slot: number): Location {
     return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]! };
   }
 
@@ -171,8 +183,8 @@ export class MessageIndex {
     this.#file = grown(this.#file, Int32Array);
     this.#offset = grown(this.#offset, Float64Array);
     this.#length = grown(this.#length, Uint32Array);
-    this.#version = grown(this.#version, Float64Array);
-    this.#order = grown(this.#order, Float64Array);
+    this.#version = grown(this.#version, Uint32Array);
+    this.#order = grown(this.#order, Uint32Array);
   }
 }
 
