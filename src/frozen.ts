@@ -55,7 +55,11 @@ function copyFrozen<T>(value: T, where: Where | undefined, depth: number): T {
   if (depth > MAX_DEPTH) throw notJson(where, `nested deeper than ${MAX_DEPTH} levels (or circular)`);
   if (Array.isArray(value)) {
     const copy = new Array(value.length);
-    for (let i = 0; i < value.length; i++) copy[i] = copyFrozen(value[i], { key: i, parent: where }, depth + 1);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      // A list of ids (20,000 of them in a long conversation) is copied without a step per id.
+      copy[i] = typeof item === 'string' ? item : copyFrozen(item, { key: i, parent: where }, depth + 1);
+    }
     return Object.freeze(copy) as T;
   }
   const prototype = Object.getPrototypeOf(value);

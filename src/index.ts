@@ -10,8 +10,11 @@ export { isLlm, LLM_USAGES } from './operations/models.js';
 export type {
   ChatMessage,
   ChatOptions,
+  ModelLoadFailure,
   ModelRegistry,
   ModelRuntime,
+  Page,
+  PageRequest,
   ReadView,
   Repository,
   Summarizer,

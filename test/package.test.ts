@@ -5,7 +5,7 @@
  * sources is reachable from there.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/temp-dir.js';
@@ -61,6 +61,14 @@ describe('the packed package in a fresh project', () => {
         "console.log('createExtractiveSummarizer' in root, title);\n",
     );
     expect(sh('node', ['summarizer.mjs'], project).trim()).toBe('false Retrying a flaky payment API call in TypeScript');
+  });
+
+  it('ships the Repository contract suite at its own entry point, with its types', async () => {
+    const installed = path.join(project, 'node_modules', 'conversation-model-service');
+    await writeFile(path.join(project, 'testing.mjs'), "console.log(import.meta.resolve('conversation-model-service/testing'));\n");
+    const resolved = new URL(sh('node', ['testing.mjs'], project).trim());
+    expect(resolved.pathname).toBe(path.join(installed, 'dist', 'testing.js'));
+    expect(await readFile(path.join(installed, 'dist', 'testing.d.ts'), 'utf8')).toMatch(/describeRepositoryContract/);
   });
 
   it('ships its licence, README and changelog beside the built entry points', async () => {

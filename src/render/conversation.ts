@@ -131,11 +131,25 @@ export async function conversationSnapshot(
   if (!records) {
     const ids = record.messages;
     if (range && (range.start > 0 || range.end < ids.length)) {
-      const start = Math.min(range.start, ids.length);
-      const end = Math.min(range.end, ids.length);
-      const page = await view.getMany('messages', ids.slice(start, end));
-      const all: (MessageRecord | undefined | null)[] = new Array(ids.length).fill(null);
-      for (let i = start; i < end; i++) all[i] = page[i - start];
+      // Positions count the messages that exist: their stamps (no record read) say which do, so
+      // a page starts where the whole conversation's render would put it.
+      const stamps = await view.versions('messages', ids);
+      const all: (MessageRecord | undefined | null)[] = new Array(ids.length);
+      const wanted: number[] = [];
+      let position = 0;
+      for (let i = 0; i < ids.length; i++) {
+        if (stamps[i] === undefined) continue;
+        all[i] = null;
+        if (position >= range.start && position < range.end) wanted.push(i);
+        position++;
+      }
+      const page = await view.getMany(
+        'messages',
+        wanted.map((i) => ids[i]!),
+      );
+      wanted.forEach((index, j) => {
+        all[index] = page[j];
+      });
       records = all;
     } else {
       records = await view.getMany('messages', ids);

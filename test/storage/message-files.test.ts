@@ -150,3 +150,42 @@ describe('JSON-file repository: messages on disk', () => {
     await repository.close();
   });
 });
+
+describe('JSON-file repository: messages no conversation lists', () => {
+  // Only a Repository used directly stores them (the service links every message); the memory
+  // store keeps them, and so must this one.
+  it('keeps them through a restart', async () => {
+    const file = path.join(await tempDir('cms-unlisted-'), 'db.json');
+    let repository = await createJsonFileRepository({ file });
+    await repository.transact((tx) => {
+      tx.put('conversations', conversationRecord('c'));
+      tx.put('messages', messageRecord('m', 'c'));
+    });
+    await repository.close();
+    repository = await createJsonFileRepository({ file });
+    const after = await repository.read(async (view) => ({ m: await view.get('messages', 'm'), count: await view.count('messages') }));
+    await repository.close();
+    expect(after).toEqual({ m: messageRecord('m', 'c'), count: 1 });
+  });
+
+  it('keeps them readable through compactions that delete the journal they were written in', async () => {
+    const file = path.join(await tempDir('cms-unlisted-'), 'db.json');
+    const repository = await createJsonFileRepository({ file, compactAfterBytes: 512 });
+    await repository.transact((tx) => {
+      tx.put('conversations', conversationRecord('c'));
+      tx.put('messages', messageRecord('m', 'c'));
+    });
+    for (let i = 0; i < 40; i++) {
+      await repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`, 'x'.repeat(200))));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // More messages than the cache of parsed records holds, so `m` is read from disk.
+    await repository.transact((tx) => {
+      const ids = Array.from({ length: 4200 }, (_, i) => `big${i}`);
+      for (const id of ids) tx.put('messages', messageRecord(id, 'big'));
+      tx.put('conversations', { ...conversationRecord('big'), messages: ids });
+    });
+    expect(await repository.read((view) => view.get('messages', 'm'))).toEqual(messageRecord('m', 'c'));
+    await repository.close();
+  });
+});

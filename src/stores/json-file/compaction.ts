@@ -3,7 +3,7 @@ import type { ConversationRecord } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { hintPath, type MessageReader, messageFilePath, writeHint, writeMessageFile } from './message-files.js';
 import type { Location } from './message-index.js';
-import type { CapturedMessage } from './message-store.js';
+import type { CapturedMessage, CapturedMessages } from './message-store.js';
 
 /** What a compaction wrote for the messages. */
 export interface WrittenMessageFiles {
@@ -27,7 +27,7 @@ const COPY_BATCH = 512;
 export async function writeMessageFiles(
   file: string,
   index: number,
-  captured: readonly (readonly (CapturedMessage | undefined)[])[],
+  captured: CapturedMessages,
   conversations: readonly ConversationRecord[],
   reader: MessageReader,
   journalSeq: number,
@@ -35,8 +35,9 @@ export async function writeMessageFiles(
 ): Promise<WrittenMessageFiles> {
   const slices = new Slices();
   // Live bytes per message file: a file less than half alive is copied out, so dead records do not pile up.
+  const all = [...captured.byConversation, captured.unlisted];
   const live = new Map<number, number>();
-  for (const messages of captured)
+  for (const messages of all)
     for (const message of messages)
       if (message && 'location' in message && message.location.file < 0)
         live.set(message.location.file, (live.get(message.location.file) ?? 0) + message.location.length + 1);
@@ -49,7 +50,7 @@ export async function writeMessageFiles(
     if ((live.get(-number) ?? 0) * 2 < size) sparse.add(-number);
   }
   const copies: CapturedMessage[] = [];
-  for (const messages of captured)
+  for (const messages of all)
     for (const message of messages)
       if (message && (!('location' in message) || message.location.file > 0 || sparse.has(message.location.file))) copies.push(message);
 
@@ -62,24 +63,31 @@ export async function writeMessageFiles(
       newPlace.set(message, locations[i]!);
     });
   }
+  const placeOf = (message: CapturedMessage | undefined) =>
+    message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));
+  const atOf = (messages: readonly (CapturedMessage | undefined)[]) => {
+    const at: number[] = [];
+    for (const message of messages) {
+      const place = placeOf(message);
+      // A missing message (only a damaged store lacks one) keeps its place in the list as 0,0,0,0.
+      if (!place) at.push(0, 0, 0, 0);
+      else at.push(place.file, place.offset, place.length, message!.order);
+    }
+    return at;
+  };
   const lines = function* () {
     for (const [i, conversation] of conversations.entries()) {
-      if (conversation.messages.length === 0) continue;
-      const at: number[] = [];
-      for (const message of captured[i]!) {
-        const place = message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));
-        // A missing message (only a damaged store lacks one) keeps its place in the list as 0,0,0,0.
-        if (!place) at.push(0, 0, 0, 0);
-        else at.push(place.file, place.offset, place.length, message.order);
-      }
-      yield JSON.stringify({ c: conversation.id, at });
+      if (conversation.messages.length > 0) yield JSON.stringify({ c: conversation.id, at: atOf(captured.byConversation[i]!) });
     }
+    // Messages no conversation lists, named one by one.
+    if (captured.unlisted.length > 0)
+      yield JSON.stringify({ c: null, ids: captured.unlisted.map((message) => message.id), at: atOf(captured.unlisted) });
   };
   // The header, written first, names every message file the lines point into.
   const files = new Set<number>();
-  for (const messages of captured)
+  for (const messages of all)
     for (const message of messages) {
-      const place = message && (newPlace.get(message) ?? ('location' in message ? message.location : undefined));
+      const place = placeOf(message);
       if (place) files.add(-place.file);
     }
   const messageFiles = [...files].sort((a, b) => a - b);

@@ -103,7 +103,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       for (const row of conversations.values()) listed += (row.record as ConversationRecord).messages.length;
       messages.index.reserve(listed);
       const header = await readHint(hintFile, (line, lineNumber) =>
-        messages.loadHintLine(line, conversations.get(line.c)?.record as ConversationRecord | undefined, `${hintFile}, line ${lineNumber}`),
+        messages.loadHintLine(
+          line,
+          line.c === null ? undefined : (conversations.get(line.c)?.record as ConversationRecord | undefined),
+          `${hintFile}, line ${lineNumber}`,
+        ),
       );
       if (header.journalSeq !== loaded.journalSeq) {
         throw new Error(
@@ -187,7 +191,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // Transactions applied in memory whose journal lines are not on disk yet, oldest first, with
   // the records they replaced: a failed write undoes them, so memory holds what the disk holds.
   const unsettled: { seq: number; before: Change[] }[] = [];
+  // Counts roll-backs: a transaction whose function was running when one came may have read what
+  // was undone, so it runs again.
+  let rollBacks = 0;
   const rollBack = () => {
+    rollBacks++;
     for (const { before } of unsettled.toReversed()) for (const { collection, id, record } of before) tables.set(collection, id, record);
     if (unsettled[0]) {
       messages.rollBack(unsettled[0].seq);
@@ -291,8 +299,15 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         usable();
         // The transaction's own time counts in the first slice of encoding its journal line.
         const slices = new Slices();
-        const { tx, changes: written } = bufferedTransaction(view);
-        const result = await fn(tx);
+        let { tx, changes: written } = bufferedTransaction(view);
+        let started = rollBacks;
+        let result = await fn(tx);
+        for (let attempt = 1; rollBacks !== started; attempt++) {
+          if (attempt === 3) throw new Error(`Writes to ${file} keep failing; this transaction was not stored.`);
+          ({ tx, changes: written } = bufferedTransaction(view));
+          started = rollBacks;
+          result = await fn(tx);
+        }
         usable();
         const changes = written();
         if (changes.length === 0) return { result };

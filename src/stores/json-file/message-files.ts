@@ -128,10 +128,15 @@ export interface HintHeader {
   readonly backupMessageFiles?: readonly number[];
 }
 
-/** One line of a hint file: a conversation and where each of its messages is, in its order. */
+/**
+ * One line of a hint file: a conversation and where each of its messages is, in its order; or
+ * (`c: null`) messages no conversation lists, named in `ids`.
+ */
 export interface HintLine {
-  /** The conversation's id. */
-  readonly c: string;
+  /** The conversation's id, or null for the line of unlisted messages. */
+  readonly c: string | null;
+  /** With `c: null`: the messages' ids, index for index with `at`. */
+  readonly ids?: readonly string[];
   /**
    * `[file, offset, length, order]` per message, flattened, in the order of the conversation's
    * `messages` (`order`: the message's place in the order messages were made, across conversations).
@@ -178,8 +183,8 @@ export async function readHint(target: string, onLine: (line: HintLine, lineNumb
       continue;
     }
     const line = value as HintLine;
-    if (typeof line?.c !== 'string' || !Array.isArray(line.at) || line.at.length % 4 !== 0)
-      throw damaged(lineNumber, 'it is not a hint line');
+    const named = typeof line?.c === 'string' || (line?.c === null && Array.isArray(line.ids) && line.ids.length * 4 === line.at?.length);
+    if (!named || !Array.isArray(line.at) || line.at.length % 4 !== 0) throw damaged(lineNumber, 'it is not a hint line');
     onLine(line, lineNumber);
   }
   return header!;

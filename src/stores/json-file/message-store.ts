@@ -6,13 +6,19 @@ import type { HintLine } from './message-files.js';
 import { MessageReader } from './message-files.js';
 import { type Location, MessageIndex } from './message-index.js';
 
-/** A message written (or deleted, `record: null`) whose bytes the keydir does not address yet. */
+/**
+ * A message written (or deleted, `record: null`) whose bytes the keydir does not address yet. Held
+ * writes of one message form a chain, newest first: when a write fails, the one below it is what
+ * the message is again.
+ */
 interface Unsaved {
   readonly record: MessageRecord | null;
   readonly version: number;
   readonly order: number;
-  /** The journal entry that wrote it. */
+  /** The journal entry that wrote it (entries replayed at open keep theirs). */
   readonly seq: number;
+  /** The held write it replaced, until that one is on disk. */
+  below: Unsaved | undefined;
 }
 
 /** Parsed messages kept after a read: a conversation read again soon is not parsed again. */
@@ -22,6 +28,12 @@ const CACHED_MESSAGES = 4096;
 export type CapturedMessage =
   | { readonly id: string; readonly order: number; readonly unsaved: Unsaved; readonly record: MessageRecord }
   | { readonly id: string; readonly order: number; readonly location: Location };
+
+/** What a compaction captured: each conversation's messages, index for index, and the messages no conversation lists. */
+export interface CapturedMessages {
+  readonly byConversation: (CapturedMessage | undefined)[][];
+  readonly unlisted: CapturedMessage[];
+}
 
 /**
  * The messages of the JSON-file store: on disk, in the journal and in message files, found through
@@ -124,6 +136,7 @@ export class MessageStore {
   /** A page of messages in insertion order; the cursor is the last one's order number. */
   list(page: PageRequest = {}): Page<MessageRecord> {
     const after = page.after === undefined ? -Infinity : Number(page.after);
+    if (Number.isNaN(after)) throw new TypeError(`"${page.after}" is not a cursor this store gave out.`);
     const entries: [string, number][] = [];
     for (const id of this.index.ids()) {
       const unsaved = this.#unsaved.get(id);
@@ -142,37 +155,64 @@ export class MessageStore {
 
   /** A committed write of journal entry `seq`, held until {@link settle} (or a compaction) addresses it on disk. */
   hold(id: string, record: MessageRecord | null, seq: number): void {
-    const before = this.#unsaved.get(id);
-    const order = before?.order ?? this.index.order(id) ?? this.index.nextOrder();
-    this.#unsaved.set(id, { record, version: this.index.nextVersion(), order, seq });
+    const below = this.#unsaved.get(id);
+    const order = below?.order ?? this.index.order(id) ?? this.index.nextOrder();
+    this.#unsaved.set(id, { record, version: this.index.nextVersion(), order, seq, below });
     this.#cache.delete(id);
   }
 
   /**
    * Entry `seq`'s line is on disk at `line` (its records at `spans` within it): the keydir
-   * addresses them there, and what is held for them is let go (unless a later write holds it).
+   * addresses them there, and that write and the older ones held below it are let go (a later
+   * write still held stays on top).
    */
   settle(seq: number, ids: readonly string[], line: { file: number; offset: number }, spans: readonly RecordSpan[]): void {
     const byId = new Map(spans.map((span) => [span.id, span]));
     for (const id of ids) {
-      const unsaved = this.#unsaved.get(id);
+      const top = this.#unsaved.get(id);
+      const written = this.#find(top, (held) => held.seq === seq);
       const span = byId.get(id);
       if (span) {
-        const version = unsaved?.seq === seq ? unsaved.version : undefined;
-        this.index.set(id, { file: line.file, offset: line.offset + span.start, length: span.length }, version, unsaved?.order);
+        this.index.set(id, { file: line.file, offset: line.offset + span.start, length: span.length }, written?.version, written?.order);
       } else {
         this.index.delete(id);
       }
-      if (unsaved?.seq === seq) {
-        this.#unsaved.delete(id);
-        if (unsaved.record) this.#remember(id, unsaved.record);
-      }
+      this.#dropFrom(id, top, written);
+      if (top === written && written?.record) this.#remember(id, written.record);
     }
   }
 
-  /** Drops what entries from `seq` on held: their journal lines were never written. */
+  /** Undoes what entries from `seq` on held: their journal lines were never written. */
   rollBack(seq: number): void {
-    for (const [id, unsaved] of this.#unsaved) if (unsaved.seq >= seq) this.#unsaved.delete(id);
+    for (const [id, top] of this.#unsaved) {
+      if (top.seq < seq) continue;
+      let kept = top.below;
+      while (kept && kept.seq >= seq) kept = kept.below;
+      if (kept) this.#unsaved.set(id, kept);
+      else this.#unsaved.delete(id);
+      this.#cache.delete(id);
+    }
+  }
+
+  /** The first held write of the chain from `top` that `test` accepts. */
+  #find(top: Unsaved | undefined, test: (held: Unsaved) => boolean): Unsaved | undefined {
+    for (let held = top; held; held = held.below) if (test(held)) return held;
+    return undefined;
+  }
+
+  /** Lets go of `from` and every write below it (the keydir now has what they held, or newer). */
+  #dropFrom(id: string, top: Unsaved | undefined, from: Unsaved | undefined): void {
+    if (!top || !from) return;
+    if (top === from) {
+      this.#unsaved.delete(id);
+      return;
+    }
+    for (let held = top; held.below; held = held.below) {
+      if (held.below === from) {
+        held.below = undefined;
+        return;
+      }
+    }
   }
 
   /** The current record of `id`, for replaying a patch at open. */
@@ -185,7 +225,7 @@ export class MessageStore {
    * (`expected`: how many messages the whole file holds, to size the keydir once).
    */
   loadHintLine(line: HintLine, conversation: ConversationRecord | undefined, where: string): void {
-    const ids = conversation?.messages;
+    const ids = line.c === null ? line.ids : conversation?.messages;
     if (!ids || ids.length * 4 !== line.at.length) {
       throw new Error(
         `The hint file ${where} does not match the snapshot (conversation "${line.c}"). Nothing was changed; see the README on recovery.`,
@@ -200,17 +240,34 @@ export class MessageStore {
 
   /**
    * Each message of `conversations` as it is now, index for index with their `messages`: held
-   * (with its record), on disk, or undefined where one is missing.
+   * (with its record), on disk, or undefined where one is missing; and the messages no
+   * conversation lists (only a Repository used directly stores such messages), so they are kept too.
    */
-  capture(conversations: readonly ConversationRecord[]): (CapturedMessage | undefined)[][] {
-    return conversations.map((conversation) =>
+  capture(conversations: readonly ConversationRecord[]): CapturedMessages {
+    const listed = new Set<string>();
+    const byConversation = conversations.map((conversation) =>
       conversation.messages.map((id): CapturedMessage | undefined => {
-        const unsaved = this.#unsaved.get(id);
-        if (unsaved) return unsaved.record ? { id, order: unsaved.order, unsaved, record: unsaved.record } : undefined;
-        const location = this.index.location(id);
-        return location && { id, order: this.index.order(id)!, location };
+        listed.add(id);
+        return this.#captureOne(id);
       }),
     );
+    const unlisted: CapturedMessage[] = [];
+    const seen = (id: string) => {
+      if (listed.has(id)) return;
+      listed.add(id);
+      const message = this.#captureOne(id);
+      if (message) unlisted.push(message);
+    };
+    for (const id of this.index.ids()) seen(id);
+    for (const id of this.#unsaved.keys()) seen(id);
+    return { byConversation, unlisted };
+  }
+
+  #captureOne(id: string): CapturedMessage | undefined {
+    const unsaved = this.#unsaved.get(id);
+    if (unsaved) return unsaved.record ? { id, order: unsaved.order, unsaved, record: unsaved.record } : undefined;
+    const location = this.index.location(id);
+    return location && { id, order: this.index.order(id)!, location };
   }
 
   /**
@@ -223,14 +280,17 @@ export class MessageStore {
       return;
     }
     const { unsaved } = message;
-    const now = this.#unsaved.get(message.id);
-    const settled = this.index.version(message.id);
-    // Still held as captured: the message file has it now. Written again and not on disk yet: the
-    // message file holds what to fall back to if that write fails. Otherwise only the same write,
-    // settled meanwhile, moves (a later one, or a deletion, stays as it is).
-    const stillThis =
-      now === unsaved || (now !== undefined ? settled === undefined || settled <= unsaved.version : settled === unsaved.version);
-    if (stillThis) this.index.set(message.id, to, unsaved.version, unsaved.order);
-    if (now === unsaved) this.#unsaved.delete(message.id);
+    const top = this.#unsaved.get(message.id);
+    if (this.#find(top, (held) => held === unsaved)) {
+      // Still held (perhaps under a later write not yet on disk): the message file now has it,
+      // and it is what the message falls back to if that later write fails.
+      this.index.set(message.id, to, unsaved.version, unsaved.order);
+      this.#dropFrom(message.id, top, unsaved);
+    } else if (this.index.version(message.id) === unsaved.version) {
+      // Settled meanwhile, in a journal file: the same bytes, now in the message file.
+      const at = this.index.location(message.id)!;
+      this.index.move(message.id, at, to);
+    }
+    // Otherwise a later write or a deletion is on disk: it stays.
   }
 }

@@ -53,7 +53,11 @@ export function applyPatch(record: Fields, patch: RecordPatch): Record<string, u
   return next;
 }
 
-const isIdList = (value: unknown): value is readonly string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+function isIdList(value: unknown): value is readonly string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
 
 function startsWith(list: readonly string[], prefix: readonly string[]): boolean {
   for (let i = 0; i < prefix.length; i++) if (list[i] !== prefix[i]) return false;
