@@ -1,3 +1,4 @@
+import { appendId } from './id-lists.js';
 import type { ReadView, Transaction } from './ports.js';
 import type { AnnotationRecord, CollectionName } from './records.js';
 
@@ -91,13 +92,19 @@ async function setLinked(
   updated: object,
   linked: boolean,
 ): Promise<boolean> {
+  const [a, b] = (await tx
+    .getMany(relation.a.collection, [aId])
+    .then(async ([a]) => [a, (await tx.get(relation.b.collection, bId)) as unknown])) as [Fields | undefined, Fields | undefined];
+  // Both sides always agree, so when side b holds one id, it answers for side a too: appending a
+  // message to a conversation of 20,000 does not search the conversation's list for it.
+  const bNames = b !== undefined && idsOf(b, relation.b).includes(aId);
+  const aNames = a !== undefined && (!relation.b.many && b !== undefined ? bNames : idsOf(a, relation.a).includes(bId));
   let changed = false;
-  for (const [end, id, otherId] of [
-    [relation.a, aId, bId],
-    [relation.b, bId, aId],
+  for (const [end, record, otherId, names] of [
+    [relation.a, a, bId, aNames],
+    [relation.b, b, aId, bNames],
   ] as const) {
-    const record = (await tx.get(end.collection, id)) as Fields | undefined;
-    if (!record || idsOf(record, end).includes(otherId) === linked) continue;
+    if (!record || names === linked) continue;
     const next = linked ? withId(record, end, otherId) : without(record, end, new Set([otherId]));
     tx.put(end.collection, { ...next, updated } as never);
     changed = true;
@@ -107,7 +114,7 @@ async function setLinked(
 
 /** The record with `end.field` also naming `id`, which it does not name yet. */
 function withId(record: Fields, end: RelationEnd, id: string): Fields {
-  return { ...record, [end.field]: end.many ? [...idsOf(record, end), id] : id };
+  return { ...record, [end.field]: end.many ? appendId(idsOf(record, end), id) : id };
 }
 
 /** The record with `end.field` no longer naming any of `ids`. */

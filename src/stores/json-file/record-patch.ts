@@ -1,3 +1,5 @@
+import { isAppendedTo } from '../../id-lists.js';
+
 /**
  * What changed between two versions of a record, for the journal: fields set or removed, and ids
  * appended to or removed from list fields. Appending a message to a conversation of 20,000 then
@@ -27,7 +29,7 @@ export function diffRecord(before: Fields, after: Fields): RecordPatch {
     const now = after[key];
     if (old === now) continue;
     if (now === undefined) unset.push(key);
-    else if (isIdList(old) && isIdList(now) && now.length > old.length && startsWith(now, old)) append[key] = now.slice(old.length);
+    else if (appended(old, now)) append[key] = (now as string[]).slice((old as string[]).length);
     else if (isIdList(old) && isIdList(now) && now.length < old.length && removedFrom(old, now)) {
       const kept = new Set(now);
       remove[key] = [...new Set(old.filter((id) => !kept.has(id)))];
@@ -51,6 +53,17 @@ export function applyPatch(record: Fields, patch: RecordPatch): Record<string, u
     next[key] = ((next[key] as string[] | undefined) ?? []).filter((id) => !gone.has(id));
   }
   return next;
+}
+
+/**
+ * Whether `now` is the id list `old` with ids added at the end: known at once for a list made by
+ * `appendId`, else found by comparing the two.
+ */
+function appended(old: unknown, now: unknown): boolean {
+  if (!Array.isArray(old) || !Array.isArray(now) || now.length <= old.length) return false;
+  if (isAppendedTo(now, old)) return typeof now[now.length - 1] === 'string';
+  if (!startsWith(now, old)) return false;
+  return isIdList(now);
 }
 
 function isIdList(value: unknown): value is readonly string[] {

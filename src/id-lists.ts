@@ -1,0 +1,20 @@
+/**
+ * Lists of ids that were made by appending to another list, and which one. Records are immutable,
+ * so appending a message to a conversation makes a new list of 20,000 ids; the journal then writes
+ * only the new id (see `record-patch.ts`), and with this it knows that without comparing the two
+ * lists id by id.
+ */
+const appendedTo = new WeakMap<readonly string[], readonly string[]>();
+
+/** `list` with `id` at the end: a new frozen list (frozen, it is stored without another copy). */
+export function appendId(list: readonly string[], id: string): readonly string[] {
+  // concat copies in one go; a spread walks the list.
+  const next = Object.freeze(list.concat(id));
+  appendedTo.set(next, list);
+  return next;
+}
+
+/** Whether `list` was made by {@link appendId} from `base`. */
+export function isAppendedTo(list: readonly unknown[], base: readonly unknown[]): boolean {
+  return appendedTo.get(list as readonly string[]) === base;
+}
