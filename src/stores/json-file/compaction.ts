@@ -105,7 +105,7 @@ function* texts(copies: readonly CapturedMessage[], reader: MessageReader): Gene
   for (let start = 0; start < copies.length; start += COPY_BATCH) {
     const batch = copies.slice(start, start + COPY_BATCH);
     const located = batch.filter((message): message is Extract<CapturedMessage, { location: Location }> => 'location' in message);
-    const read = reader.read(located.map((message) => message.location));
+    const read = reader.texts(located.map((message) => message.location));
     const byMessage = new Map<CapturedMessage, string>(located.map((message, i) => [message, read[i]!]));
     for (const message of batch) yield 'record' in message ? JSON.stringify(message.record) : byMessage.get(message)!;
   }

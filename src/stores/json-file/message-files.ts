@@ -11,6 +11,14 @@ export const journalPath = (file: string, index: number) => `${file}.journal-${S
 export const messageFilePath = (file: string, index: number) => `${file}.messages-${String(index).padStart(6, '0')}`;
 export const hintPath = (file: string, index: number) => `${file}.hint-${String(index).padStart(6, '0')}`;
 
+const parseOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
 /** Reads stretches closer than this with one read, not two. */
 const COALESCE_GAP = 4096;
 
@@ -30,31 +38,68 @@ export class MessageReader {
     return file > 0 ? journalPath(this.file, file) : messageFilePath(this.file, -file);
   }
 
-  /** The JSON texts at `locations`, index for index. */
-  read(locations: readonly Location[]): string[] {
+  /**
+   * The records at `locations`, parsed, index for index (undefined where the bytes do not parse).
+   * Records next to each other in a message file (a conversation's, as compaction writes them)
+   * are parsed with one call: lines joined by commas make a JSON array.
+   */
+  read(locations: readonly Location[]): unknown[] {
+    const values: unknown[] = new Array(locations.length);
+    this.#inRuns(locations, (buffer, run, adjacent) => {
+      const parsed = adjacent && run.length > 1 ? parseOrUndefined(`[${buffer.toString('utf8').replaceAll('\n', ',')}]`) : undefined;
+      const whole = Array.isArray(parsed) && parsed.length === run.length;
+      const base = locations[run[0]!]!.offset;
+      run.forEach((index, i) => {
+        const at = locations[index]!;
+        values[index] = whole ? parsed[i] : parseOrUndefined(buffer.toString('utf8', at.offset - base, at.offset - base + at.length));
+      });
+    });
+    return values;
+  }
+
+  /** The JSON texts at `locations`, index for index, as they are on disk (for copying them unparsed). */
+  texts(locations: readonly Location[]): string[] {
     const texts: string[] = new Array(locations.length);
-    const order = locations
-      .map((_, i) => i)
-      .sort((a, b) => locations[a]!.file - locations[b]!.file || locations[a]!.offset - locations[b]!.offset);
+    this.#inRuns(locations, (buffer, run) => {
+      const base = locations[run[0]!]!.offset;
+      for (const index of run) {
+        const at = locations[index]!;
+        texts[index] = buffer.toString('utf8', at.offset - base, at.offset - base + at.length);
+      }
+    });
+    return texts;
+  }
+
+  /**
+   * Reads `locations` a run at a time: records of one file, each starting within COALESCE_GAP of
+   * the last one's end, read at once. `use` gets the run's bytes (valid until the next read), the
+   * indices of its locations in file order, and whether they are whole lines next to each other.
+   */
+  #inRuns(locations: readonly Location[], use: (buffer: Buffer, run: number[], adjacent: boolean) => void): void {
+    const order = locations.map((_, i) => i);
+    // A conversation's messages are usually in order on disk already: sorted only when they are not.
+    const before = (a: number, b: number) => locations[a]!.file - locations[b]!.file || locations[a]!.offset - locations[b]!.offset;
+    for (let i = 1; i < order.length; i++) {
+      if (before(order[i - 1]!, order[i]!) > 0) {
+        order.sort(before);
+        break;
+      }
+    }
     for (let start = 0; start < order.length; ) {
-      // One run: records of one file, each starting within COALESCE_GAP of the last one's end.
       const first = locations[order[start]!]!;
       let end = start + 1;
       let runEnd = first.offset + first.length;
+      let adjacent = first.file < 0;
       while (end < order.length) {
         const next = locations[order[end]!]!;
         if (next.file !== first.file || next.offset > runEnd + COALESCE_GAP) break;
+        adjacent &&= next.offset === runEnd + 1;
         runEnd = Math.max(runEnd, next.offset + next.length);
         end++;
       }
-      const buffer = this.#readAt(first.file, first.offset, runEnd - first.offset);
-      for (let i = start; i < end; i++) {
-        const at = locations[order[i]!]!;
-        texts[order[i]!] = buffer.toString('utf8', at.offset - first.offset, at.offset - first.offset + at.length);
-      }
+      use(this.#readAt(first.file, first.offset, runEnd - first.offset), order.slice(start, end), adjacent);
       start = end;
     }
-    return texts;
   }
 
   /** Reused by every read: its bytes are decoded into strings before the next read. */

@@ -74,35 +74,19 @@ export class MessageStore {
       locations.push(location);
     }
     if (missing.length === 0) return found;
-    const texts = this.reader.read(locations);
-    // Parsed in one call when there are several (JSON texts joined by commas make an array):
-    // fewer trips into the parser. Each is still checked to be the message asked for.
-    let parsed: unknown[] | undefined;
-    if (texts.length > 1) {
-      try {
-        parsed = JSON.parse(`[${texts.join(',')}]`) as unknown[];
-      } catch {
-        parsed = undefined;
-      }
-    }
+    const values = this.reader.read(locations);
     for (let j = 0; j < missing.length; j++) {
       const id = ids[missing[j]!]!;
-      const candidate = parsed?.[j] as MessageRecord | undefined;
-      const record =
-        candidate?.id === id && parsed!.length === texts.length ? deepFreeze(candidate) : this.#parse(texts[j]!, id, locations[j]!);
+      const record = this.#checked(values[j], id, locations[j]!);
       found[missing[j]!] = record;
       this.#remember(id, record);
     }
     return found;
   }
 
-  #parse(text: string, id: string, at: Location): MessageRecord {
-    let record: MessageRecord | undefined;
-    try {
-      record = JSON.parse(text) as MessageRecord;
-    } catch {
-      record = undefined;
-    }
+  /** The record read for `id`, frozen; an error naming the file if it is not that message. */
+  #checked(value: unknown, id: string, at: Location): MessageRecord {
+    const record = value as MessageRecord | undefined;
     // Its fields were checked when it was written (or loaded); a record that is not the one the
     // keydir names means the file was changed under the store.
     if (record?.id !== id) {
