@@ -5,11 +5,11 @@
  * rotation (no file descriptor left, say) fails only the compaction that asked for it.
  */
 
-import { readFile } from 'node:fs/promises';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createJsonFileRepository } from '../../src/index.js';
-import { conversationRecord } from '../helpers/records.js';
+import { createJsonFileRepository, type MessageRecord } from '../../src/index.js';
+import { conversationRecord, messageRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // A disk that fails on demand: journal writes write half their bytes then fail (ENOSPC) while
@@ -142,5 +142,47 @@ describe('JSON-file repository when the disk fails', () => {
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => {} } });
     expect(ids((await reopened.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged']);
     await reopened.close();
+  });
+});
+
+const text = (m: MessageRecord | undefined) => m?.fragment?.string?.raw;
+const withText = (raw: string): MessageRecord => ({ ...messageRecord('m', 'c'), fragment: { string: { raw } } });
+
+describe('JSON-file repository: a failed write over a message held since the start', () => {
+  it('falls back to the version replayed at open when a write over it fails, and keeps it through a restart', async () => {
+    const first = await tempDir('cms-held-');
+    const file = path.join(first, 'db.json');
+    let repo = await createJsonFileRepository({ file });
+    await repo.transact((tx) => {
+      tx.put('conversations', { ...conversationRecord('c'), messages: ['m'] });
+      tx.put('messages', withText('v1'));
+    });
+    await repo.close(); // v1 now in a message file + hint
+    repo = await createJsonFileRepository({ file });
+    await repo.transact((tx) => tx.put('messages', withText('v2'))); // acknowledged: in the journal
+    // "kill -9" here: copy the folder as it is now (no compaction ran).
+    const second = await tempDir('cms-held-');
+    for (const name of await readdir(first)) if (!name.endsWith('.lock')) await cp(path.join(first, name), path.join(second, name));
+    await repo.close();
+
+    // Restart on a disk that cannot take a new journal file: the compaction at open fails, v2 stays held.
+    disk.failOpens = true;
+    disk.opened = 0;
+    const warnings: string[] = [];
+    repo = await createJsonFileRepository({ file: path.join(second, 'db.json'), logger: { warn: (w) => warnings.push(w) } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(warnings.join()).toMatch(/Could not write the snapshot/);
+    expect(text(await repo.read((v) => v.get('messages', 'm')))).toBe('v2');
+
+    disk.failJournalWrites = true;
+    await expect(repo.transact((tx) => tx.put('messages', withText('v3')))).rejects.toThrow(/nothing of this write was kept/);
+    disk.failJournalWrites = false;
+    disk.failOpens = false;
+    const now = text(await repo.read((v) => v.get('messages', 'm')));
+    await repo.close(); // compacts: snapshot past v2's entry, hint from the keydir
+    repo = await createJsonFileRepository({ file: path.join(second, 'db.json') });
+    const afterRestart = text(await repo.read((v) => v.get('messages', 'm')));
+    await repo.close();
+    expect({ now, afterRestart }).toEqual({ now: 'v2', afterRestart: 'v2' });
   });
 });
