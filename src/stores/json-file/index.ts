@@ -266,7 +266,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const view: ReadView = {
     get: async (collection, id) => (collection === 'messages' ? messages.getMany([id])[0] : tables.get(collection, id)) as never,
     getMany: async (collection, ids) =>
-      (collection === 'messages' ? messages.getMany(ids) : ids.map((id) => tables.get(collection, id))) as never,
+      (collection === 'messages' ? messages.getManyInSlices(ids) : ids.map((id) => tables.get(collection, id))) as never,
     list: async (collection, page) =>
       (collection === 'messages' ? messages.list(page) : pageOfRows(tables.rows(collection), page)) as never,
     count: async (collection) => (collection === 'messages' ? messages.count() : tables.rows(collection).size),
@@ -341,10 +341,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         if (isNoSpaceError(error)) throw new ServiceError('INSUFFICIENT_STORAGE', `The disk is full. ${message}`, {}, { cause: error });
         throw new Error(message, { cause: error });
       }
-      const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
-      if (messageIds.length > 0) messages.settle(entrySeq, messageIds, at, spans);
+      // On disk: nothing of it may be undone by a later write's failure.
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
+      const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
+      if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
       return applied.result;
     },

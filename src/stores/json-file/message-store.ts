@@ -1,6 +1,7 @@
 import { deepFreeze } from '../../frozen.js';
 import type { Page, PageRequest } from '../../ports.js';
 import type { ConversationRecord, MessageRecord } from '../../records.js';
+import { Slices } from '../../slices.js';
 import type { RecordSpan } from './journal.js';
 import type { HintLine } from './message-files.js';
 import { MessageReader } from './message-files.js';
@@ -20,6 +21,9 @@ interface Unsaved {
   /** The held write it replaced, until that one is on disk. */
   below: Unsaved | undefined;
 }
+
+/** Messages read at once between two looks at the clock (see {@link MessageStore.getManyInSlices}). */
+const SLICE_BATCH = 256;
 
 /** Parsed messages kept after a read: a conversation read again soon is not parsed again. */
 const CACHED_MESSAGES = 4096;
@@ -49,6 +53,22 @@ export class MessageStore {
 
   constructor(readonly file: string) {
     this.reader = new MessageReader(file);
+  }
+
+  /**
+   * {@link getMany}, a batch at a time, giving other clients a turn when a slice has run its time:
+   * reading and parsing the 20,000 messages of a long conversation takes tens of milliseconds.
+   */
+  async getManyInSlices(ids: readonly string[]): Promise<(MessageRecord | undefined)[]> {
+    if (ids.length <= SLICE_BATCH) return this.getMany(ids);
+    const slices = new Slices();
+    const found: (MessageRecord | undefined)[] = [];
+    for (let start = 0; start < ids.length; start += SLICE_BATCH) {
+      const batch = this.getMany(ids.slice(start, start + SLICE_BATCH));
+      for (const record of batch) found.push(record);
+      if (slices.due) await slices.next();
+    }
+    return found;
   }
 
   /** The records of these ids, index for index; undefined where one is missing. */
@@ -148,10 +168,37 @@ export class MessageStore {
   /**
    * Entry `seq`'s line is on disk at `line` (its records at `spans` within it): the keydir
    * addresses them there, and that write and the older ones held below it are let go (a later
-   * write still held stays on top).
+   * write still held stays on top). Settles apply in the order they are asked for; a large one
+   * (a create of 20,000 messages) a batch at a time, giving other clients a turn: until a message
+   * is settled it is read from memory, so reads meanwhile see it either way.
    */
-  settle(seq: number, ids: readonly string[], line: { file: number; offset: number }, spans: readonly RecordSpan[]): void {
+  settle(seq: number, ids: readonly string[], line: { file: number; offset: number }, spans: readonly RecordSpan[]): Promise<void> {
+    const run = () => this.#settleInSlices(seq, ids, line, spans);
+    // The usual write (a few messages, nothing waiting) settles at once.
+    if (!this.#settling && ids.length <= SLICE_BATCH) {
+      this.#settleBatch(seq, ids, line, new Map(spans.map((span) => [span.id, span])));
+      return Promise.resolve();
+    }
+    const settled = (this.#settling ?? Promise.resolve()).then(run);
+    const tail = settled.finally(() => {
+      if (this.#settling === tail) this.#settling = undefined;
+    });
+    this.#settling = tail;
+    return settled;
+  }
+
+  #settling: Promise<void> | undefined;
+
+  async #settleInSlices(seq: number, ids: readonly string[], line: { file: number; offset: number }, spans: readonly RecordSpan[]) {
+    const slices = new Slices();
     const byId = new Map(spans.map((span) => [span.id, span]));
+    for (let start = 0; start < ids.length; start += SLICE_BATCH) {
+      this.#settleBatch(seq, ids.slice(start, start + SLICE_BATCH), line, byId);
+      if (slices.due) await slices.next();
+    }
+  }
+
+  #settleBatch(seq: number, ids: readonly string[], line: { file: number; offset: number }, byId: ReadonlyMap<string, RecordSpan>): void {
     for (const id of ids) {
       const top = this.#unsaved.get(id);
       const written = this.#find(top, (held) => held.seq === seq);
