@@ -1,4 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { onTestFinished } from 'vitest';
 import {
+  createJsonFileRepository,
   createService,
   type SeededAnchorInput,
   type SeededAnnotationInput,
@@ -18,10 +23,24 @@ export function steppingClock(start = Date.parse('2026-01-01T00:00:00.000Z')) {
   return () => new Date((now += 1000));
 }
 
-/** An in-memory service with a recording fake summarizer and a stepping clock. */
+/**
+ * A service with a recording fake summarizer and a stepping clock, over a memory repository; or,
+ * when `TEST_STORE=json-file` (the second run of the operation tests, see vitest.config.ts), over a
+ * JSON-file repository in a temporary folder, closed and removed after the test.
+ */
 export async function serviceForTest(options: ServiceOptions = {}) {
   const summarizer = createFakeSummarizer();
-  const service = await createService({ summarizer, clock: steppingClock(), ...options });
+  let repository = options.repository;
+  if (!repository && process.env.TEST_STORE === 'json-file') {
+    const folder = await mkdtemp(path.join(tmpdir(), 'cms-operations-'));
+    const onDisk = await createJsonFileRepository({ file: path.join(folder, 'db.json') });
+    onTestFinished(async () => {
+      await onDisk.close();
+      await rm(folder, { recursive: true, force: true });
+    });
+    repository = onDisk;
+  }
+  const service = await createService({ summarizer, clock: steppingClock(), ...options, ...(repository ? { repository } : {}) });
   return { service, summarizer };
 }
 
