@@ -64,11 +64,13 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
       // A browser request without Origin (an image, a script tag) from another site: never ours.
       throw new ServiceError('FORBIDDEN', 'Cross-site requests from web pages are refused.');
     }
-    await next();
-    // No page may frame an answer or run one as a script.
+    // No page may frame an answer or run one as a script. Set before the handler answers, so the
+    // answer is made with them: a header added to a finished answer costs @hono/node-server its
+    // fast path (the body then goes through a web stream).
     c.header('X-Frame-Options', 'DENY');
     c.header('Content-Security-Policy', "frame-ancestors 'none'");
     c.header('X-Content-Type-Options', 'nosniff');
+    await next();
   };
 
   const corsForAllowed = cors({
@@ -79,7 +81,11 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
     maxAge: 600,
   });
 
-  const middlewares = [guard, corsForAllowed];
+  // Only requests from web pages carry Origin, and only those need CORS: programs (the official
+  // client, curl) skip it, and keep the fast path its after-the-answer headers would cost.
+  const corsForPages: MiddlewareHandler<RouterEnv> = (c, next) => (c.req.header('origin') === undefined ? next() : corsForAllowed(c, next));
+
+  const middlewares = [guard, corsForPages];
   if (options.token !== undefined) middlewares.push(requireToken(options.token));
   return middlewares;
 }
