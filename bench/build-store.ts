@@ -72,3 +72,11 @@ export async function buildStore(repository: Repository, count: number): Promise
   }
   return { conversations, websites: websites.map((w) => w.id) };
 }
+
+/** The body of each measured write: a message of 300 characters (its conversation added per request). */
+export const WRITE_BODY = {
+  role: 'USER',
+  fragment: {
+    string: { raw: 'Use exponential backoff with jitter, cap the delay, and give up after a few tries. '.repeat(4).slice(0, 300) },
+  },
+} as const;

@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { createHonoRouter } from '../adapters/hono/index.js';
 import { createJsonFileRepository, createService, type Repository } from '../src/index.js';
 import { createFakeSummarizer } from '../src/summarizers/index.js';
-import type { BuiltStore } from './build-store.js';
+import { type BuiltStore, WRITE_BODY } from './build-store.js';
 import { createNaiveLowdbRepository } from './naive-lowdb-repository.js';
 import { latencySummary } from './stats.js';
 
@@ -30,8 +30,15 @@ if (mode === 'serve') {
   const ids = JSON.parse(await readFile(idsFile, 'utf8')) as BuiltStore;
   // The bare route answers a constant object of the same size as a real conversation answer.
   const constant = await service.getConversation(ids.conversations[0]!, { transferables: false });
+  // The bare write route reads the same body as POST /messages/create (Hono's own c.req.json)
+  // and answers a constant of the size of a created message.
+  const message = await service.createMessage({ ...WRITE_BODY, conversation: { id: ids.conversations[0]! } });
   const app = new Hono();
   app.get('/bare', (c) => c.json(constant));
+  app.post('/bare-write', async (c) => {
+    await c.req.json();
+    return c.json(message);
+  });
   app.route('/', createHonoRouter(service));
   serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
     console.log(JSON.stringify({ port: info.port, openMs, rss, bodyBytes: JSON.stringify(constant).length }));

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createJsonFileRepository } from '../src/index.js';
-import { type BuiltStore, buildStore } from './build-store.js';
+import { type BuiltStore, buildStore, WRITE_BODY } from './build-store.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -64,13 +64,31 @@ function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<R
   return { child, firstLine };
 }
 
-/** Drives the server with 50 connections for SECONDS, or for `amount` requests when given (a warm-up). */
-async function load(port: number, paths: () => string, method: 'GET' | 'POST', amount?: number): Promise<Figures & { failed: number }> {
+/**
+ * Drives the server with 50 connections for SECONDS, or for `amount` requests when given (a
+ * warm-up); `bodies` gives each request a JSON body.
+ */
+async function load(
+  port: number,
+  paths: () => string,
+  method: 'GET' | 'POST',
+  amount?: number,
+  bodies?: () => string,
+): Promise<Figures & { failed: number }> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: 50,
     ...(amount ? { amount } : { duration: SECONDS }),
-    requests: [{ method, setupRequest: (request) => ({ ...request, path: paths() }) }],
+    requests: [
+      {
+        method,
+        setupRequest: (request) => ({
+          ...request,
+          path: paths(),
+          ...(bodies ? { body: bodies(), headers: { ...request.headers, 'content-type': 'application/json' } } : {}),
+        }),
+      },
+    ],
   });
   return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors };
 }
@@ -173,6 +191,7 @@ try {
   }
   const mutations = new Runs<Figures & { failed: number }>();
   const gets = new Runs<{ bare: number; hot: number; spread: number }>();
+  const writes = new Runs<{ bare: number; create: number; p50: number; p99: number }>();
   const spreadPaths = new Map<Subject, () => string>();
   for (const subject of subjects.filter((s) => s.store === 'journal')) {
     let n = 0;
@@ -200,6 +219,21 @@ try {
       const spread = await load(port, spreadPaths.get(subject)!, 'GET');
       const bareAfter = await load(port, () => '/bare', 'GET');
       gets.add(subject, { bare: (bareBefore.perSecond + bareAfter.perSecond) / 2, hot: hot.perSecond, spread: spread.perSecond });
+      // Durable writes with a body: createMessage spread over the conversations, against the bare
+      // route reading the same body, before and after.
+      let w = 0;
+      const writeBody = () =>
+        JSON.stringify({ ...WRITE_BODY, conversation: { id: subject.ids.conversations[(w++ * 7919) % subject.ids.conversations.length] } });
+      const bareWriteBefore = await load(port, () => '/bare-write', 'POST', undefined, writeBody);
+      const create = await load(port, () => '/messages/create?transferables=false', 'POST', undefined, writeBody);
+      await settle(port);
+      const bareWriteAfter = await load(port, () => '/bare-write', 'POST', undefined, writeBody);
+      writes.add(subject, {
+        bare: (bareWriteBefore.perSecond + bareWriteAfter.perSecond) / 2,
+        create: create.perSecond,
+        p50: create.p50,
+        p99: create.p99,
+      });
       console.error(
         `  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`,
       );
@@ -236,6 +270,18 @@ try {
     const rate = (key: 'bare' | 'hot' | 'spread') => fixed(median(runs.map((r) => r[key])), 0);
     console.log(
       `| ${s.size} | ${servers.get(s)!.bodyBytes} | ${rate('bare')} | ${rate('hot')} | ${ratio('hot')} | ${rate('spread')} | ${ratio('spread')} |`,
+    );
+  }
+
+  console.log(
+    `\nPOST /messages/create (durable: fsync) against a bare Hono route reading the same body with c.req.json(); ratios are to the bare route; medians of ${ROUNDS} rounds`,
+  );
+  console.log('| conversations | bare req/s | createMessage req/s | ratio | p50 ms | p99 ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const s of subjects.filter((subject) => subject.store === 'journal')) {
+    const runs = writes.of(s);
+    console.log(
+      `| ${s.size} | ${fixed(median(runs.map((r) => r.bare)), 0)} | ${fixed(median(runs.map((r) => r.create)), 0)} | ${fixed(median(runs.map((r) => r.create / r.bare)), 2)} | ${fixed(median(runs.map((r) => r.p50)), 0)} | ${fixed(median(runs.map((r) => r.p99)), 0)} |`,
     );
   }
 

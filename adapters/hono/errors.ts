@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, isServiceError, type ServiceError } from '../../src/index.js';
@@ -46,9 +47,19 @@ export interface RouterLogger {
 export const createOnError =
   (logger: RouterLogger): ErrorHandler<RouterEnv> =>
   async (error, c) => {
-    if (c.req.raw.signal?.aborted) return new Response(null, { status: 499 });
+    if (clientGone(c)) return new Response(null, { status: 499 });
     await discardUnreadBody(c);
     if (isServiceError(error)) return errorResponse(c, error);
     logger.error(`Unexpected error while answering ${c.req.method} ${c.req.path}`, error);
     return c.json({ error: { code: 'INTERNAL', message: 'The service failed to answer this request.' } }, 500);
   };
+
+/**
+ * Whether the client went away. Under @hono/node-server the Node request says so; asking the web
+ * Request's signal instead would build that Request (and a stream over the body) just to ask.
+ */
+function clientGone(c: Context<RouterEnv>): boolean {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming) return incoming.destroyed && !incoming.complete;
+  return c.req.raw.signal?.aborted === true;
+}
