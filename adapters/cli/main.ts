@@ -23,8 +23,8 @@ Usage:
   conversation-model-service serve [--port N] [--host H] [--data-dir DIR] [--log-requests]
       Serves the API (default http://127.0.0.1:39300, data in ./data). Environment: PORT, HOST,
       DATA_DIR, API_TOKEN (required off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS,
-      DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL. Ctrl-C stops it
-      gracefully; a second Ctrl-C stops at once.
+      DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL. Ctrl-C (SIGINT) or
+      SIGTERM stops it gracefully; another, a second or more later, stops at once.
   conversation-model-service models list           the models of a running server
   conversation-model-service models pull <model>   downloads a model's file, showing progress
   conversation-model-service models rm <model>     deletes a custom model
@@ -63,18 +63,29 @@ async function serve(flags: { port?: string; host?: string; 'data-dir'?: string;
   }
   console.log(`Listening on ${server.url} (data in ${dataDir})`);
   const running = { server, service };
-  let stopping = false;
+  // When this process runs under a wrapper (`npm start`, a process manager), a stop can reach it
+  // twice: a terminal's Ctrl-C signals the whole process group (systemd's stop, every process of
+  // the service), and npm passes on to its script the signal it got itself. A repeat within ECHO_MS is that echo, not a second
+  // request; a later one stops at once.
+  const ECHO_MS = 1_000;
+  let stoppingSince: number | undefined;
   const stop = async (signal: string) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < ECHO_MS) return;
       // A second signal: no more waiting for requests; the data is flushed by close() on its way out.
       console.log(`${signal} again: stopping now.`);
       await running.service.close().catch(() => undefined);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     console.log(`${signal}: finishing the requests under way, then stopping (again to stop at once).`);
-    await running.server.close();
-    await running.service.close();
+    try {
+      await running.server.close();
+      await running.service.close();
+    } catch (error) {
+      console.error(`Stopping failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
