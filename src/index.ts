@@ -27,8 +27,10 @@ export { COLLECTION_NAMES } from './records.js';
 export * as schemas from './schemas/index.js';
 export type { JsonValue } from './schemas/json.js';
 export { createService, type LinkMethods, type Service, type ServiceOptions } from './service.js';
-export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/index.js';
+// The store's code (lowdb, the journal, the message files) is loaded on the first call of createJsonFileRepository.
+export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/lazy.js';
 export { createMemoryRepository } from './stores/memory.js';
-// The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts).
+// The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts);
+// createService loads the extractive one only when it is given no summarizer.
 export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

@@ -32,9 +32,8 @@ import { incrementConversationScores } from './operations/scores.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
 import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
-import { createJsonFileRepository } from './stores/json-file/index.js';
+import { createJsonFileRepository } from './stores/json-file/lazy.js';
 import { createMemoryRepository } from './stores/memory.js';
-import { createExtractiveSummarizer } from './summarizers/extractive.js';
 import type {
   Anchor,
   Annotation,
@@ -177,10 +176,13 @@ export interface Service extends LinkMethods {
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
   // Checked before the data folder is opened: a bad option must not leave it locked.
   const downloadOptions = resolveDownloadOptions(options.downloads);
+  // The defaults are loaded only when used: importing the package loads neither the summarizer
+  // nor the JSON-file store (lowdb, the journal), so a caller that brings its own pays for neither.
+  // The summarizer is loaded before the data folder is opened, so a failed load cannot leave it locked.
+  const summarizer = options.summarizer ?? (await import('./summarizers/extractive.js')).createExtractiveSummarizer();
   const repository =
     options.repository ??
     (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository());
-  const summarizer = options.summarizer ?? createExtractiveSummarizer();
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
   const ctx: OperationContext = {

@@ -1,9 +1,9 @@
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { recordProblem } from '../record-checks.js';
+import { JSON_FILE_FORMAT_VERSION } from './format-version.js';
 import type { SnapshotData } from './snapshot.js';
 
-/** The version of the data file's layout that this release writes. */
-export const JSON_FILE_FORMAT_VERSION = 5;
+export { JSON_FILE_FORMAT_VERSION };
 
 /**
  * One step per past version, from that version to the next: a change to the whole snapshot, and a
