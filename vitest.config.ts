@@ -1,15 +1,44 @@
 import { defineConfig } from 'vitest/config';
+import { PROCESS_TESTS } from './test/process-tests.js';
 
+/**
+ * Three projects, all run by `npm test` (`vitest run`):
+ * - `unit`: the tests that run in their own process only (`npm run test:unit` runs it and the next);
+ * - `unit: operations on the JSON-file store`: the operation tests once more, over the JSON-file
+ *   store (TEST_STORE=json-file): the same contract, messages read from disk;
+ * - `process`: the tests that start processes, npm or a browser (test/process-tests.ts;
+ *   `npm run test:process`).
+ *
+ * Each test file and the processes it starts write temporary files in a folder of the run's, which
+ * must be empty at the end (test/global-setup.ts, test/setup.ts).
+ */
 export default defineConfig({
   test: {
+    // A test in its own process takes milliseconds: 20 s is for a machine busy with other work.
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup.ts'],
     projects: [
-      { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },
-      // The operations once more, over the JSON-file store: the same contract, messages read from disk.
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS } },
       {
         extends: true,
-        test: { name: 'operations on the JSON-file store', include: ['test/operations/**/*.test.ts'], env: { TEST_STORE: 'json-file' } },
+        test: {
+          name: 'unit: operations on the JSON-file store',
+          include: ['test/operations/**/*.test.ts'],
+          env: { TEST_STORE: 'json-file' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: PROCESS_TESTS,
+          // Starting node, npm, tsc or Chromium on a 2-core machine shared with other work takes
+          // seconds, at times tens of seconds: two minutes still catches a test that hangs.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
       },
     ],
   },

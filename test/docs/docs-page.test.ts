@@ -1,16 +1,15 @@
 /**
  * The docs page in a real browser: headless Debian Chromium opens `/docs` on a running service,
  * the page loads its own assets (no network beyond the service), and the rendered page lists the
- * operations. A screenshot is written to the OS temp folder. Skipped, saying why, where
- * /usr/bin/chromium is missing.
+ * operations. A screenshot is kept where $TEST_SCREENSHOTS says (test/helpers/screenshot.ts).
+ * Skipped, saying why, where /usr/bin/chromium is missing.
  */
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
 import { createService, type Service } from '../../src/index.js';
+import { screenshot } from '../helpers/screenshot.js';
 import { CHROMIUM_PATH, launchChromium, recordAnswers } from '../security/browser-helpers.js';
 
 const haveChromium = existsSync(CHROMIUM_PATH);
@@ -61,9 +60,7 @@ describe.skipIf(!haveChromium)('the docs page in Chromium', () => {
       // Swagger UI renders one block per operation once it has fetched and parsed openapi.json.
       await page.waitForSelector('.opblock', { timeout: WAIT_MS });
       await page.waitForFunction('document.querySelectorAll(".opblock").length >= 57', undefined, { timeout: WAIT_MS });
-      const screenshot = join(tmpdir(), `conversation-model-service-docs-${process.pid}.png`);
-      await page.screenshot({ path: screenshot, fullPage: false, timeout: WAIT_MS });
-      console.info(`docs page screenshot: ${screenshot}`);
+      await screenshot(page, 'docs-page.png', { fullPage: false, timeout: WAIT_MS });
 
       // The rendered text, as a reader sees it, not the HTML source.
       const text = await page.innerText('body', { timeout: WAIT_MS });

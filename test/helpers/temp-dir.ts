@@ -1,20 +1,34 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
+
+/** The folders made outside a test (at a file's top level, in a hook): removed when the file ends. */
+const forTheFile = new Set<string>();
 
 /**
- * A fresh folder under the system's temp folder, removed after the test that made it (called
- * inside a test) or after the test file (called at its top level or in a hook).
+ * A fresh folder under the temp folder, removed after the test that made it (called inside a
+ * test) or after the test file (called at its top level or in a hook such as `beforeAll`).
+ *
+ * The temp folder is the test file's own, inside the run's (see test/global-setup.ts): whatever is
+ * still there when the run ends fails it.
  */
 export async function tempDir(prefix = 'cms-test-'): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  const remove = () => rm(dir, { recursive: true, force: true });
-  // An `afterAll` registered while a test runs is never called: inside a test, clean up after it.
   try {
-    onTestFinished(remove);
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
   } catch {
-    afterAll(remove);
+    // Not inside a test. (An `afterAll` registered from a running hook is never called: that is
+    // how the `beforeAll` folders of the package test used to stay behind.) test/setup.ts
+    // removes these once the file's own `afterAll` hooks have run.
+    forTheFile.add(dir);
   }
   return dir;
+}
+
+/** Removes the folders {@link tempDir} made outside a test; test/setup.ts calls it at the end of each file. */
+export async function removeFileTempDirs(): Promise<void> {
+  const dirs = [...forTheFile];
+  forTheFile.clear();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 3 })));
 }

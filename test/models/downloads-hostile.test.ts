@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createDownloads, downloadSourceOf } from '../../src/models/downloads.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { downloadEnd, downloadService, modelFrom, sleep, startServer, type TestServer, writeEndlessly } from './download-servers.js';
@@ -201,17 +201,36 @@ describe('deadlines', () => {
 
   it('does not take a slow but steady download for a stall: the deadline is on progress, not on the total time', async () => {
     const { service, dataDir } = await setUp({ stallTimeoutMs: 300, stallBytes: 64 });
+    // The stall windows (the watchdog's setInterval) pass when the test moves their clock: one
+    // 16 KiB chunk arrives in each, and 16 windows make the download last 16 stall deadlines.
+    // (With real time, a busy machine pausing this process for a window would fail it.)
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    onTestFinished(() => void vi.useRealTimers());
+    let nextChunk: (() => void) | undefined;
     const server = await serve(async (_request, response) => {
       response.writeHead(200, { 'content-length': FILE.length });
-      // 16 chunks 60 ms apart: about a second in all, three stall windows and more.
       for (let sent = 0; sent < FILE.length && !response.destroyed; sent += CHUNK) {
         response.write(FILE.subarray(sent, sent + CHUNK));
-        await sleep(60);
+        await new Promise<void>((resolve) => (nextChunk = resolve));
       }
       response.end();
     });
     const { model, folder } = await modelFrom(service, dataDir, fileUrl(server), FILE.length);
     await service.downloadModel(model.id);
+    /** Whether the download has the first `bytes` of the file (the last chunk completes it). */
+    const has = async (bytes: number) => {
+      const progress = await service.modelDownloadProgress(model.id);
+      return (
+        progress.status === 'COMPLETED' || (progress.status === 'IN-PROGRESS' && (progress.percentage ?? 0) >= (100 * bytes) / FILE.length)
+      );
+    };
+    for (let received = CHUNK; received <= FILE.length; received += CHUNK) {
+      // Polled in real time, at most 10 s: the chunk arrived, so in this window.
+      for (let i = 0; i < 1_000 && !(await has(received)); i++) await sleep(10);
+      expect(await has(received), `${received} bytes: ${JSON.stringify(await service.modelDownloadProgress(model.id))}`).toBe(true);
+      vi.advanceTimersByTime(300);
+      nextChunk!();
+    }
     expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100 });
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
   });

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createService } from '../../src/index.js';
 import { cacheFolderOf } from '../../src/models/cache-folder.js';
 import type { ChatMessage, ModelRuntime } from '../../src/ports.js';
@@ -174,13 +174,16 @@ describe('the memory policy, with fake models', () => {
   });
 
   it('restarts the keep-alive with each use, and frees the model once idle that long', async () => {
+    // A clock the test moves (the pool's timers and Date.now): to the millisecond, however busy the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => void vi.useRealTimers());
     const { pool, events, load } = fakePool({ keepAliveMs: 300 });
     await pool.load('a', load('a'));
-    await sleep(200);
+    await vi.advanceTimersByTimeAsync(200);
     await pool.use('a', load('a'), async () => undefined, never);
-    await sleep(200);
-    expect(events).toEqual(['load a']); // 400 ms after the load, 200 after the last use
-    await sleep(300);
+    await vi.advanceTimersByTimeAsync(299);
+    expect(events).toEqual(['load a']); // 499 ms after the load, 299 after the last use
+    await vi.advanceTimersByTimeAsync(1);
     expect(events).toEqual(['load a', 'free a']);
   });
 });
@@ -222,13 +225,17 @@ describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
   it('unloads a model after the idle keep-alive, each use restarting it', async () => {
     const llama = runtime({ keepAliveMs: 400 });
     const model = await modelWithGguf('keep-alive');
+    // The runner is real; the keep-alive's clock (setTimeout) is one the test moves, so how long a
+    // generation takes on a busy machine does not count.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
     await llama.chat(model, ask, chatOptions());
-    await sleep(250);
+    await vi.advanceTimersByTimeAsync(250);
     expect(llama.isLoaded!(model)).toBe(true);
     await llama.chat(model, ask, chatOptions());
-    await sleep(250);
-    expect(llama.isLoaded!(model)).toBe(true); // 500 ms after the first use, 250 after the last
-    await sleep(400);
+    await vi.advanceTimersByTimeAsync(399);
+    expect(llama.isLoaded!(model)).toBe(true); // 649 ms after the first use, 399 after the last
+    await vi.advanceTimersByTimeAsync(1);
     expect(llama.isLoaded!(model)).toBe(false);
     // It loads again on the next use.
     await llama.chat(model, ask, chatOptions());

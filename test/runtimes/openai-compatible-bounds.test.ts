@@ -4,7 +4,7 @@
  * connection closed past it; at most `maxModels` models (default 1,000) are listed. A chat past the
  * cap falls back to the embedded summarizer; a model list past it is a failed listing.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createService } from '../../src/index.js';
 import type { ModelRecord } from '../../src/records.js';
 import { createOpenAiCompatibleRuntime, type OpenAiCompatibleRuntimeOptions } from '../../src/runtimes/openai-compatible.js';
@@ -135,25 +135,34 @@ describe('a huge model list', () => {
   });
 
   it('past maxResponseBytes is a failed listing: the models last seen are kept, not loaded, and the reason logged once', async () => {
-    const { runtime, warnings, server } = await setUp({}, ['llama3.2:latest', 'qwen2.5-coder:7b']);
-    expect((await runtime.models()).map((model) => [model.unique, model.loaded])).toEqual([
+    // Date.now is a clock the test moves: the list is kept a minute, a failed listing a second.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => void vi.useRealTimers());
+    const { runtime, warnings, server } = await setUp({ listTtlMs: 60_000 }, ['llama3.2:latest', 'qwen2.5-coder:7b']);
+    const listed = async () => (await runtime.models()).map((model) => [model.unique, model.loaded]);
+    const lastSeen = [
+      ['llama3.2:latest', false],
+      ['qwen2.5-coder:7b', false],
+    ];
+    expect(await listed()).toEqual([
       ['llama3.2:latest', true],
       ['qwen2.5-coder:7b', true],
     ]);
     server.list(many);
-    expect((await runtime.models()).map((model) => [model.unique, model.loaded])).toEqual([
-      ['llama3.2:latest', false],
-      ['qwen2.5-coder:7b', false],
-    ]);
-    // A failed listing is asked again after a second, not sooner.
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
-    await runtime.models();
+    vi.advanceTimersByTime(60_000);
+    expect(await listed()).toEqual(lastSeen);
+    // Asked again a second later, still too large: not logged again.
+    vi.advanceTimersByTime(1_000);
+    expect(await listed()).toEqual(lastSeen);
     expect(warnings).toEqual([
       `The server at ${server.baseUrl} answered more than 1 MiB for its model list; answers are capped at maxResponseBytes. The models it listed last are kept.`,
     ]);
+    // A failed listing is asked again after a second, not sooner.
     server.list(['llama3.2:latest']);
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
-    expect((await runtime.models()).map((model) => [model.unique, model.loaded])).toEqual([['llama3.2:latest', true]]);
+    vi.advanceTimersByTime(999);
+    expect(await listed()).toEqual(lastSeen);
+    vi.advanceTimersByTime(1);
+    expect(await listed()).toEqual([['llama3.2:latest', true]]);
   });
 });
 

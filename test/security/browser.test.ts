@@ -18,12 +18,11 @@
  * playwright-core, and is skipped, saying why, where /usr/bin/chromium is missing.
  */
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../adapters/hono/serve.js';
 import { type Conversation, createService, type Service } from '../../src/index.js';
+import { screenshot } from '../helpers/screenshot.js';
 import {
   attackerPageHtml,
   CHROMIUM_PATH,
@@ -149,9 +148,7 @@ describe.skipIf(!haveChromium)('a real browser (headless Chromium) against the H
     await answered(log.answers, first, results.length);
     const answers = log.answers.slice(first);
 
-    const screenshot = join(tmpdir(), 'browser-attacks.png');
-    await page.screenshot({ path: screenshot, fullPage: true });
-    console.log(`screenshot of the attacker page: ${screenshot}`);
+    await screenshot(page, 'browser-attacks.png', { fullPage: true });
     const wins = results.filter((result) => succeeded(result, answers));
     count('from a page on another loopback port', results.length, wins.length);
 

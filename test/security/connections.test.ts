@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type HttpServerOptions, type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
 import type { Service } from '../../src/index.js';
 import { createFakeSummarizer } from '../../src/summarizers/index.js';
@@ -119,8 +119,9 @@ describe('slow and many clients', () => {
     // Read what the server sends (a 408), or its close never reaches us.
     socket.resume();
     socket.write('GET /models HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    // Node checks these timeouts on an interval of its own (a second or so).
-    expect(await closedWithin(socket, 5_000)).toBe(true);
+    // Node checks these timeouts on an interval of its own (a second or so); 15 s is for a busy
+    // machine (the wait ends as soon as the socket closes).
+    expect(await closedWithin(socket, 15_000)).toBe(true);
   });
 
   it('closes connections past the cap as they arrive, and serves the rest', async () => {
@@ -130,11 +131,14 @@ describe('slow and many clients', () => {
         .on('error', () => undefined)
         .resume(),
     );
-    const closed = await Promise.all(sockets.map((socket) => closedWithin(socket, 1_000)));
-    expect(closed.filter(Boolean).length).toBeGreaterThanOrEqual(5);
+    // The five past the cap are closed as soon as they are accepted: milliseconds; 10 s is for a
+    // busy machine (the three within the cap stay open, so no fixed wait on all eight).
+    let closed = 0;
+    for (const socket of sockets) socket.once('close', () => closed++);
+    await vi.waitFor(() => expect(closed).toBeGreaterThanOrEqual(5), { timeout: 10_000 });
     for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await fetch(`${server.url}/models`)).status).toBe(200);
+    // Served once the server has seen those connections go (asked again until then, 10 s at most).
+    await vi.waitFor(async () => expect((await fetch(`${server.url}/models`)).status).toBe(200), { timeout: 10_000 });
   });
 });
 

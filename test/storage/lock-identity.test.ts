@@ -35,8 +35,8 @@ describe.skipIf(!onLinux)('folder lock: who holds it (Linux /proc)', () => {
   it('takes over a lock whose holder is a zombie', async () => {
     const held = await zombie();
     try {
-      // Give the child time to exit and become a zombie.
-      for (let i = 0; i < 50 && !/ Z /.test(await readFile(`/proc/${held.pid}/stat`, 'utf8').catch(() => ' Z ')); i++) {
+      // Give the child time to exit and become a zombie (at once; up to 10 s on a busy machine).
+      for (let i = 0; i < 500 && !/ Z /.test(await readFile(`/proc/${held.pid}/stat`, 'utf8').catch(() => ' Z ')); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(() => process.kill(held.pid, 0)).not.toThrow();

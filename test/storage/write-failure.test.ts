@@ -90,8 +90,9 @@ describe('JSON-file repository when the disk fails', () => {
     });
     disk.failOpens = true;
     for (let i = 0; i < 5; i++) await repository.transact((tx) => tx.put('conversations', conversationRecord(`c${i}`)));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(warnings.join('\n')).toMatch(/too many open files/);
+    // The rotation runs after the writes, in the background: its warning comes when it fails
+    // (milliseconds; 10 s is for a busy machine).
+    await vi.waitFor(() => expect(warnings.join('\n')).toMatch(/too many open files/), { timeout: 10_000 });
     expect(ids((await repository.read((view) => view.list('conversations'))).records)).toHaveLength(5);
     disk.failOpens = false;
     await repository.transact((tx) => tx.put('conversations', conversationRecord('after')));
@@ -170,8 +171,8 @@ describe('JSON-file repository: a failed write over a message held since the sta
     disk.opened = 0;
     const warnings: string[] = [];
     repo = await createJsonFileRepository({ file: path.join(second, 'db.json'), logger: { warn: (w) => warnings.push(w) } });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(warnings.join()).toMatch(/Could not write the snapshot/);
+    // The compaction at open runs in the background (milliseconds; 10 s is for a busy machine).
+    await vi.waitFor(() => expect(warnings.join()).toMatch(/Could not write the snapshot/), { timeout: 10_000 });
     expect(text(await repo.read((v) => v.get('messages', 'm')))).toBe('v2');
 
     disk.failJournalWrites = true;

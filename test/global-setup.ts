@@ -1,0 +1,85 @@
+/**
+ * The run's temp folder: every test file, and every process it starts, writes its temporary files
+ * in a folder of its own inside one folder made for the run (`$TMPDIR`, which os.tmpdir(), tsx,
+ * npm and Chromium follow; test/setup.ts makes the file's). When the run ends, anything still
+ * there fails the run, named by the test file that left it; the run's folder is removed either
+ * way, so a run adds nothing to the system's temp folder. Runs side by side, or a benchmark
+ * writing `cms-bench-*` folders meanwhile, cannot be mistaken for one another's leftovers.
+ *
+ * Each vitest project loads this file (they extend the root config): the first to start makes the
+ * folder, the last to end checks it.
+ */
+import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** Names the run's folder for test/setup.ts (and the temp folder the system had, for tsx's cache). */
+export const RUN_FOLDER = 'CMS_TEST_RUN_TMPDIR';
+export const SYSTEM_TMPDIR = 'CMS_TEST_SYSTEM_TMPDIR';
+const VARIABLES = ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER, SYSTEM_TMPDIR] as const;
+
+interface Run {
+  folder: string;
+  projects: number;
+  saved: Record<string, string | undefined>;
+}
+const RUN = Symbol.for('conversation-model-service:test-run-tmpdir');
+const shared = globalThis as { [RUN]?: Run };
+
+export default function setup(): () => void {
+  let run = shared[RUN];
+  if (!run) {
+    const system = tmpdir();
+    const folder = mkdtempSync(path.join(system, 'cms-test-run-'));
+    const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
+    for (const name of ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER]) process.env[name] = folder;
+    process.env[SYSTEM_TMPDIR] = system;
+    run = shared[RUN] = { folder, projects: 0, saved };
+  }
+  run.projects++;
+  const mine = run;
+  return () => {
+    if (--mine.projects > 0) return;
+    delete shared[RUN];
+    for (const [name, value] of Object.entries(mine.saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    const left = leftovers(mine.folder);
+    rmSync(mine.folder, { recursive: true, force: true, maxRetries: 3 });
+    if (left.length > 0) {
+      const message =
+        `The tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp folder (removed now; ` +
+        `each test file must remove what it and the processes it starts make there):\n${left.map((line) => `  ${line}`).join('\n')}`;
+      console.error(`\n${'!'.repeat(80)}\n${message}\n${'!'.repeat(80)}\n`);
+      // vitest reports a teardown that throws ("error during close"); the exit code says it too.
+      process.exitCode = 1;
+      throw new Error(`${left.length} leftover(s) in the temp folder, listed above`);
+    }
+  };
+}
+
+/** `test/x.test.ts: name` for each entry a file's folder still holds; empty folders are no leftover. */
+function leftovers(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  const lines: string[] = [];
+  for (const entry of readdirSync(folder)) {
+    const full = path.join(folder, entry);
+    const file = /^(.+)-[A-Za-z0-9]{6}$/.exec(entry)?.[1];
+    if (file?.startsWith('test~') && lstatSync(full).isDirectory()) {
+      for (const inner of readdirSync(full)) lines.push(`${file.replaceAll('~', '/')}: ${describe(path.join(full, inner))}`);
+    } else {
+      lines.push(`(made outside any test file): ${describe(full)}`);
+    }
+  }
+  return lines;
+}
+
+function describe(entry: string): string {
+  const name = path.basename(entry);
+  try {
+    return lstatSync(entry).isDirectory() ? `${name}/ (${readdirSync(entry).length} entries)` : name;
+  } catch {
+    return name;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The test files of the `process` project (vitest.config.ts): those that start another process —
+ * a child process (the command, a GGUF runner, npm, tsc, mount, or one only for its pid) or a
+ * browser. Every other test file is a `unit` test: it runs in its vitest worker alone (loopback
+ * servers it starts in that process included), so `npm run test:unit` needs no npm, no Chromium,
+ * no root, and gives its answer in well under a minute.
+ *
+ * test/suite-layout.test.ts fails when a test file that imports node:child_process, Playwright, the
+ * serve-process helper or the llama-cpp runtime is missing from this list, or a name here matches
+ * no file.
+ */
+export const PROCESS_TESTS = [
+  'test/package.test.ts', // npm pack, npm install, tsc, node in a fresh project
+  'test/cli.test.ts', // the command
+  'test/start.test.ts', // npm start
+  'test/entry-points.test.ts', // a node process per import traced
+  'test/examples.test.ts', // the examples through tsx
+  'test/conformance/official-client.test.ts', // the example server, through the official client
+  'test/docs/docs-page.test.ts', // Chromium
+  'test/security/browser.test.ts', // Chromium
+  'test/models/downloads-clients.test.ts', // the command's `models pull`
+  'test/models/downloads-full-disk.test.ts', // mount a tmpfs
+  'test/storage/full-disk.test.ts', // mount a tmpfs
+  'test/storage/crash.test.ts', // kill -9 a writer process, 20 times
+  'test/storage/durability.test.ts', // a process that died, for its pid
+  'test/storage/lock-identity.test.ts', // processes whose pids a lock names
+  'test/storage/lock-race.test.ts', // a process that died, for its pid
+  'test/runtimes/llama-cpp.test.ts', // GGUF runner processes
+  'test/runtimes/llama-failures.test.ts', // GGUF runner processes that abort or are killed
+  'test/runtimes/llama-failures-process.test.ts', // the command's serve, with a GGUF runner
+  'test/runtimes/openai-bounds-process.test.ts', // the command's serve
+];

@@ -1,0 +1,45 @@
+/**
+ * The split of the suite (vitest.config.ts) holds: a test file that starts a process — it imports
+ * node:child_process, Playwright, the serve-process helper or the llama-cpp runtime (whose models
+ * run in runner processes) — is in the `process` project (test/process-tests.ts), so the `unit`
+ * project starts none; and every name listed there is a test file.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { PROCESS_TESTS } from './process-tests.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+/** Imports (static, at the start of a line, or dynamic) of what starts processes. */
+const STARTS_PROCESSES = [
+  /^import [^;]*from 'node:child_process';|import\('node:child_process'\)/m,
+  /^import [^;]*from 'playwright-core';|import\('playwright-core'\)/m,
+  /^import [^;]*from '[./]+\/helpers\/serve-process\.js';/m,
+  /^import [^;]*from '[./]+\/src\/runtimes\/(llama-cpp|runner-process)\.js';/m,
+];
+
+async function testFiles(): Promise<string[]> {
+  const entries = await readdir(path.join(ROOT, 'test'), { recursive: true });
+  return entries
+    .filter((entry) => entry.endsWith('.test.ts'))
+    .map((entry) => `test/${entry.split(path.sep).join('/')}`)
+    .sort();
+}
+
+it('puts every test file that starts a process in the process project, and lists only test files there', async () => {
+  const files = await testFiles();
+  const starting: string[] = [];
+  for (const file of files) {
+    const source = await readFile(path.join(ROOT, file), 'utf8');
+    if (STARTS_PROCESSES.some((pattern) => pattern.test(source))) starting.push(file);
+  }
+  expect(starting.length).toBeGreaterThan(10);
+  expect(
+    starting.filter((file) => !PROCESS_TESTS.includes(file)),
+    'start processes: list them in test/process-tests.ts',
+  ).toEqual([]);
+  expect(
+    PROCESS_TESTS.filter((file) => !files.includes(file)),
+    'listed in test/process-tests.ts, but no such test file',
+  ).toEqual([]);
+});
