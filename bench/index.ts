@@ -219,6 +219,16 @@ try {
       const spread = await load(port, spreadPaths.get(subject)!, 'GET');
       const bareAfter = await load(port, () => '/bare', 'GET');
       gets.add(subject, { bare: (bareBefore.perSecond + bareAfter.perSecond) / 2, hot: hot.perSecond, spread: spread.perSecond });
+      console.error(
+        `  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`,
+      );
+    }
+    console.error(`HTTP round ${round + 1} of ${ROUNDS}`);
+  }
+  // Writes last: they grow the conversations, which the reads above must find as built.
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const subject of subjects.filter((s) => s.store === 'journal')) {
+      const { port } = servers.get(subject)!;
       // Durable writes with a body: createMessage spread over the conversations, against the bare
       // route reading the same body, before and after.
       let w = 0;
@@ -234,11 +244,8 @@ try {
         p50: create.p50,
         p99: create.p99,
       });
-      console.error(
-        `  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`,
-      );
     }
-    console.error(`HTTP round ${round + 1} of ${ROUNDS}`);
+    console.error(`write round ${round + 1} of ${ROUNDS}`);
   }
 
   const fixed = (value: number, digits = 1) => value.toFixed(digits);
