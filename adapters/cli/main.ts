@@ -14,8 +14,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createService, SERVICE_VERSION } from '../../src/index.js';
-import { startHttpServer } from '../hono/serve.js';
-import { serverOptionsFrom, serviceOptionsFrom } from './environment.js';
 
 const HELP = `conversation-model-service ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.
 
@@ -32,7 +30,42 @@ Usage:
   conversation-model-service --help | --version
 `;
 
+/** What `serve` needs beside the package: optional peer dependencies, which only it loads. */
+const HTTP_PACKAGES = ['hono', '@hono/node-server'] as const;
+
+/**
+ * The HTTP server and the options read from the environment, loaded when `serve` runs: the other
+ * commands (`--version`, `--help`, `models`) work without hono and @hono/node-server installed.
+ * Without them `serve` says, in one line, what to install, and exits 1.
+ */
+async function loadServer() {
+  try {
+    const [server, environment] = await Promise.all([import('../hono/serve.js'), import('./environment.js')]);
+    return { ...server, ...environment };
+  } catch (error) {
+    const missingOne =
+      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      HTTP_PACKAGES.some((name) => (error as Error).message.includes(`Cannot find package '${name}'`));
+    if (!missingOne) throw error;
+    const missing = HTTP_PACKAGES.filter((name) => !installed(name));
+    const names = missing.length > 0 ? missing : HTTP_PACKAGES;
+    fail(`conversation-model-service serve needs ${HTTP_PACKAGES.join(' and ')} installed beside it: npm install ${names.join(' ')}`);
+  }
+}
+
+/** Whether `name` resolves from here, as the HTTP adapter's own imports resolve it. */
+function installed(name: string): boolean {
+  try {
+    import.meta.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function serve(flags: { port?: string; host?: string; 'data-dir'?: string; 'log-requests'?: boolean }): Promise<void> {
+  // Before the data folder is opened (and made): without the HTTP packages there is nothing to serve.
+  const { startHttpServer, serverOptionsFrom, serviceOptionsFrom } = await loadServer();
   const dataDir = flags['data-dir'] ?? process.env.DATA_DIR ?? 'data';
   let service;
   try {
