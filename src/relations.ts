@@ -92,9 +92,8 @@ async function setLinked(
   updated: object,
   linked: boolean,
 ): Promise<boolean> {
-  const [a, b] = (await tx
-    .getMany(relation.a.collection, [aId])
-    .then(async ([a]) => [a, (await tx.get(relation.b.collection, bId)) as unknown])) as [Fields | undefined, Fields | undefined];
+  const a = (await tx.get(relation.a.collection, aId)) as Fields | undefined;
+  const b = (await tx.get(relation.b.collection, bId)) as Fields | undefined;
   // Both sides always agree, so when side b holds one id, it answers for side a too: appending a
   // message to a conversation of 20,000 does not search the conversation's list for it.
   const bNames = b !== undefined && idsOf(b, relation.b).includes(aId);

@@ -43,7 +43,7 @@ export class RecordTables {
     return row && sealed(row.record);
   }
 
-  /** An async view of these tables, for the collections listed (all by default). */
+  /** An async view of these tables. */
   view(): ReadView {
     return {
       get: async (collection, id) => this.get(collection, id) as never,
@@ -103,5 +103,3 @@ export function pageOfArray<T>(records: readonly T[], page: PageRequest = {}): P
   const slice = records.slice(start, end);
   return end < records.length ? { records: slice, next: String(end) } : { records: slice };
 }
-
-export type { Collections };

@@ -96,12 +96,8 @@ export async function writeAll(handle: FileHandle, buffers: readonly Buffer[]): 
   return total;
 }
 
-interface Deferred {
-  resolve(): void;
-  reject(error: unknown): void;
-}
-interface LineDeferred {
-  resolve(at: LineLocation): void;
+interface Deferred<T = void> {
+  resolve(value: T): void;
   reject(error: unknown): void;
 }
 /** Where a line was written: the journal file's number and the line's first byte. */
@@ -109,7 +105,9 @@ export interface LineLocation {
   readonly file: number;
   readonly offset: number;
 }
-type Pending = { line: string | Promise<Buffer[]>; done: LineDeferred } | { rotateTo: { file: string; index: number }; done: Deferred };
+type Pending =
+  | { line: string | Promise<Buffer[]>; done: Deferred<LineLocation> }
+  | { rotateTo: { file: string; index: number }; done: Deferred };
 
 /**
  * Appends journal lines with group commit: lines appended while a flush is under way wait for the
@@ -168,11 +166,7 @@ export class JournalWriter {
   append(line: string | Promise<Buffer[]>): Promise<LineLocation> {
     // A failed encoding fails its batch in #drain; until then it is not an unhandled rejection.
     if (typeof line !== 'string') line.catch(() => undefined);
-    if (this.#failure) return Promise.reject(this.#failure);
-    return new Promise<LineLocation>((resolve, reject) => {
-      this.#pending.push({ line, done: { resolve, reject } });
-      this.#running ??= this.#drain();
-    });
+    return this.#enqueue<LineLocation>((done) => ({ line, done }));
   }
 
   /**
@@ -188,9 +182,9 @@ export class JournalWriter {
     await this.#handle.close();
   }
 
-  #enqueue(make: (done: Deferred) => Pending): Promise<void> {
+  #enqueue<T>(make: (done: Deferred<T>) => Pending): Promise<T> {
     if (this.#failure) return Promise.reject(this.#failure);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       this.#pending.push(make({ resolve, reject }));
       this.#running ??= this.#drain();
     });
@@ -203,7 +197,7 @@ export class JournalWriter {
       const line = lines[i]!;
       const at = { file: this.index, offset };
       offset += typeof line === 'string' ? Buffer.byteLength(line) : line.reduce((sum, part) => sum + part.length, 0);
-      (item.done as LineDeferred).resolve(at);
+      (item.done as Deferred<LineLocation>).resolve(at);
     });
   }
 

@@ -10,13 +10,9 @@ export { JSON_FILE_FORMAT_VERSION } from './format-version.js';
 export type { JsonFileRepositoryOptions } from './index.js';
 
 /**
- * A Repository kept in a JSON snapshot, an append-only journal and message files. Conversations,
- * their links and the other small records are held in memory; messages stay on disk, found
- * through an index of where each one is (the keydir), and are read when asked for. A transaction
- * appends one journal line (group-committed with concurrent ones), so its cost does not grow with
- * the data; the journal is folded into the snapshot, and its messages copied into a message file,
- * in the background and at close. One process at a time may open a data file: a second one fails
- * naming the holder. The store's code is loaded on the first call.
+ * A Repository kept in a JSON snapshot, a journal and message files (see the store's own
+ * `createJsonFileRepository` in `./index.ts`, whose options and behaviour these are). The store's
+ * code is loaded on the first call.
  */
 export async function createJsonFileRepository(options: JsonFileRepositoryOptions): Promise<Repository> {
   const store = await import('./index.js');

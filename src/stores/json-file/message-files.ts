@@ -235,23 +235,6 @@ export async function readHint(target: string, onLine: (line: HintLine, lineNumb
   return header!;
 }
 
-/** The header line of hint file `target` alone (the message files a backup snapshot needs). */
-export async function readHintHeader(target: string): Promise<HintHeader | undefined> {
-  try {
-    const handle = await open(target, 'r');
-    try {
-      const buffer = Buffer.alloc(64 * 1024);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      const end = buffer.subarray(0, bytesRead).indexOf(0x0a);
-      return end === -1 ? undefined : (JSON.parse(buffer.toString('utf8', 0, end)) as HintHeader);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 /** Writes a hint file and flushes it. */
 export async function writeHint(target: string, header: HintHeader, lines: Iterable<string>, slices = new Slices()): Promise<void> {
   const handle = await open(target, 'w', 0o600);

@@ -59,16 +59,6 @@ export class MessageIndex {
     return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]! };
   }
 
-  /** The message's slot in the keydir, for {@link at}; undefined when it is not in the files. */
-  slot(id: string): number | undefined {
-    return this.#slotOf(id);
-  }
-
-  /** Where the message of `slot` is. */
-  at(slot: number): Location {
-    return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]! };
-  }
-
   version(id: string): number | undefined {
     const slot = this.#slotOf(id);
     return slot === undefined ? undefined : this.#version[slot];
