@@ -23,7 +23,6 @@ import { createLocalModelRegistry } from './models/local-registry.js';
 import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
 import * as conversations from './operations/conversations.js';
 import * as links from './operations/links.js';
-import type { ModelDownloadProgress } from './operations/model-lifecycle.js';
 import * as lifecycle from './operations/model-lifecycle.js';
 import * as models from './operations/models.js';
 import type { RecordKindName } from './operations/record-kinds.js';
@@ -45,6 +44,7 @@ import type {
   ListOf,
   Model,
   ModelDeleteCacheOutput,
+  ModelDownloadProgress,
   Range,
   Website,
   WorkstreamSummary,

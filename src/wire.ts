@@ -1,161 +1,46 @@
-import type { AnnotationType, ConversationType, Fragment, MessageRole, ModelRecord, Score, Timestamp } from './records.js';
+import type { z } from 'zod';
+import type * as answers from './schemas/answers.js';
 
 /**
  * The records as the service answers them: the wire shapes of the Pieces OS API that its official
- * client parses. Links are list wrappers; an item's `reference` (when present) is the linked record.
+ * client parses. Each type is the output of its answer schema (`src/schemas/answers.ts`), which
+ * the OpenAPI document is generated from too, so the two cannot drift. Links are list wrappers;
+ * an item's `reference` (when present) is the linked record.
  */
 
-export interface Reference<T = never> {
-  id: string;
-  reference?: T;
-}
+/** A list item `{ id }`; `reference`, when present, is the linked record. */
+export type Reference<T = never> = z.output<ReturnType<typeof answers.referenceAnswerSchema<z.ZodType<T>>>>;
 
-/** A list wrapper ("Flattened…" in the client). `iterable` is always present. */
-export interface ReferenceList<T = never> {
-  iterable: Reference<T>[];
-  /** Position of each item by id, where order matters (messages). */
-  indices?: Record<string, number>;
-}
+/** A list wrapper ("Flattened…" in the client). `iterable` is always present; `indices` where order matters. */
+export type ReferenceList<T = never> = z.output<ReturnType<typeof answers.referenceListAnswerSchema<z.ZodType<Reference<T>>>>>;
 
-export interface ConversationMessage {
-  id: string;
-  created: Timestamp;
-  updated: Timestamp;
-  conversation: { id: string };
-  role: MessageRole;
-  /** Without `string` when transferables are left out. */
-  fragment?: Fragment;
-  sentiment?: string;
-  model?: Record<string, unknown>;
-  score?: Score;
-  deleted?: Timestamp;
-  annotations?: ReferenceList;
-}
+/** A message; without `fragment.string` when transferables are left out. */
+export type ConversationMessage = z.output<typeof answers.conversationMessageAnswerSchema>;
 
-export interface ConversationMessages {
-  iterable: ConversationMessage[];
-  /** Each message's position in the conversation (the whole conversation, not this page). */
-  indices: Record<string, number>;
-  /** When the conversation goes on past this page: the `offset` of the next page. */
-  next?: number;
-}
+/** A page of a conversation's messages: `indices` are positions in the whole conversation, `next` the offset of the next page. */
+export type ConversationMessages = z.output<typeof answers.conversationMessagesAnswerSchema>;
 
-export interface Annotation {
-  id: string;
-  created: Timestamp;
-  updated: Timestamp;
-  type: AnnotationType;
-  text: string;
-  mechanism?: string;
-  favorited?: boolean;
-  model?: { id: string };
-  conversation?: { id: string };
-  messages?: ReferenceList;
-}
+export type Annotation = z.output<typeof answers.annotationAnswerSchema>;
 
-export interface Conversation {
-  id: string;
-  created: Timestamp;
-  updated: Timestamp;
-  type: ConversationType;
-  name?: string;
-  favorited?: boolean;
-  deleted?: Timestamp;
-  model?: { id: string };
-  score?: Score;
-  application?: Record<string, unknown>;
-  pipeline?: Record<string, unknown>;
-  demo?: boolean;
-  messages: ReferenceList<ConversationMessage> & { indices: Record<string, number> };
-  annotations: ReferenceList<Annotation>;
-  anchors: ReferenceList;
-  assets: ReferenceList;
-  websites: ReferenceList;
-  summaries: ReferenceList;
-  grounding: { messages: ReferenceList; temporal: { workstreams: ReferenceList } };
-}
+export type Conversation = z.output<typeof answers.conversationAnswerSchema>;
 
-export interface AnchorPoint {
-  id: string;
-  created: Timestamp;
-  updated: Timestamp;
-  fullpath: string;
-  platform?: string;
-  anchor: { id: string };
-}
+export type AnchorPoint = z.output<typeof answers.anchorPointAnswerSchema>;
 
-export interface Anchor {
-  id: string;
-  created: Timestamp;
-  updated: Timestamp;
-  type: 'UNKNOWN' | 'FILE' | 'DIRECTORY';
-  name?: string;
-  watch?: boolean;
-  points: ReferenceList<AnchorPoint>;
-  conversations: ReferenceList;
-}
+export type Anchor = z.output<typeof answers.anchorAnswerSchema>;
 
-export interface Format {
-  id: string;
-  creator: string;
-  created: Timestamp;
-  updated: Timestamp;
-  classification: Record<string, unknown>;
-  role: 'BOTH';
-  application: Record<string, unknown>;
-  asset: { id: string };
-  bytes: { value: number };
-  /** Without `string` when transferables are left out. */
-  fragment?: Fragment;
-}
+/** An asset's format; without `fragment.string` when transferables are left out. */
+export type Format = z.output<typeof answers.formatAnswerSchema>;
 
-export interface Asset {
-  id: string;
-  name?: string;
-  creator: string;
-  created: Timestamp;
-  updated: Timestamp;
-  mechanism: string;
-  formats: { iterable: Format[] };
-  preview: { base: { id: string } };
-  original: { id: string };
-  conversations: ReferenceList;
-}
+export type Asset = z.output<typeof answers.assetAnswerSchema>;
 
-export interface Website {
-  id: string;
-  url: string;
-  name: string;
-  created: Timestamp;
-  updated: Timestamp;
-  conversations: ReferenceList;
-}
+export type Website = z.output<typeof answers.websiteAnswerSchema>;
 
-export interface WorkstreamSummary {
-  id: string;
-  name: string;
-  created: Timestamp;
-  updated: Timestamp;
-  model: Record<string, unknown>;
-  favorited?: boolean;
-  conversations: ReferenceList;
-}
+export type WorkstreamSummary = z.output<typeof answers.workstreamSummaryAnswerSchema>;
 
-export interface Range {
-  id: string;
-  created: Timestamp;
-  updated: Timestamp;
-  from?: Timestamp;
-  to?: Timestamp;
-  between?: boolean;
-  conversations: ReferenceList;
-}
+export type Range = z.output<typeof answers.rangeAnswerSchema>;
 
 /** A failure the service keeps for a model: why, and when (ISO 8601). */
-export interface ModelFailure {
-  reason: string;
-  at: string;
-}
+export type ModelFailure = z.output<typeof answers.modelFailureAnswerSchema>;
 
 /**
  * A model as answered: the record with its live state. Besides the API's fields, two the official
@@ -163,20 +48,14 @@ export interface ModelFailure {
  * until its files change or it is loaded explicitly), and `downloadFailure`, the reason its last
  * download failed.
  */
-export type Model = ModelRecord & { loadFailure?: ModelFailure; downloadFailure?: ModelFailure };
+export type Model = z.output<typeof answers.modelAnswerSchema>;
 
-/** A snapshot of a collection, or one page of it: `{ iterable: [...] }`. */
-export interface ListOf<T> {
-  iterable: T[];
-  /** When the list goes on past this page: the `offset` of the next page. */
-  next?: number;
-}
+/** A snapshot of a collection, or one page of it: `{ iterable: [...] }`, and `next`, the `offset` of the next page, when there is more. */
+export type ListOf<T> = z.output<ReturnType<typeof answers.listAnswerSchema<z.ZodType<T>>>>;
 
-export interface ConversationSummarizeOutput {
-  conversation: { id: string };
-  annotation: { id: string };
-}
+export type ConversationSummarizeOutput = z.output<typeof answers.conversationSummarizeOutputSchema>;
 
-export interface ModelDeleteCacheOutput {
-  model: { id: string };
-}
+export type ModelDeleteCacheOutput = z.output<typeof answers.modelDeleteCacheOutputSchema>;
+
+/** Where a model's download stands; `reason` (FAILED), `bytesReceived` and `bytesTotal` (IN-PROGRESS) are this service's additions. */
+export type ModelDownloadProgress = z.output<typeof answers.modelDownloadProgressSchema>;

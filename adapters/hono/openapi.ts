@@ -1,474 +1,21 @@
 import { z } from 'zod';
-import { LINK_KINDS, type LinkKind, SERVICE_VERSION } from '../../src/index.js';
-import { answerSchemas } from '../../src/schemas/answers.js';
-import {
-  conversationSummarizeInputSchema,
-  conversationUpdateSchema,
-  modelDeleteCacheInputSchema,
-  modelUpdateSchema,
-  seededAnchorSchema,
-  seededAnnotationSchema,
-  seededAssetSchema,
-  seededConversationMessageSchema,
-  seededConversationSchema,
-  seededModelSchema,
-  seededRangeSchema,
-  seededScoreIncrementSchema,
-  seededScoreSchema,
-  seededWebsiteSchema,
-  seededWorkstreamSummarySchema,
-} from '../../src/schemas/index.js';
-import { LINK_ROUTES, RECORD_ROUTES } from './routes.js';
+import { type ErrorCode, SERVICE_VERSION } from '../../src/index.js';
+import { answerSchemas, openAnswerObjects } from '../../src/schemas/answers.js';
+import { STATUS_BY_CODE } from './errors.js';
+import { inputSchemas } from './input-schemas.js';
+import type { Route } from './route.js';
+import { ROUTES } from './routes.js';
 
 /**
- * The OpenAPI 3.1 document of the router, generated from the same zod schemas that validate the
- * inputs (`io: 'input'`) and from the answers' schemas (`src/schemas/answers.ts`, `io: 'output'`).
- * Operation ids are the official client's method names where the client has the operation.
+ * The OpenAPI 3.1 document of the router, generated from its route table (`routes.ts`), the zod
+ * schemas that validate the inputs (`io: 'input'`) and the answers' schemas
+ * (`src/schemas/answers.ts`, `io: 'output'`). Operation ids are the official client's method
+ * names where the client has the operation.
  */
 
-type AnswerName = keyof typeof answerSchemas;
-
-/** The request bodies by their name in `#/components/schemas`. */
-const inputSchemas = {
-  SeededConversation: seededConversationSchema,
-  ConversationUpdate: conversationUpdateSchema,
-  SeededScore: seededScoreSchema,
-  SeededScoreIncrement: seededScoreIncrementSchema,
-  ConversationSummarizeInput: conversationSummarizeInputSchema,
-  SeededConversationMessage: seededConversationMessageSchema,
-  SeededAnchor: seededAnchorSchema,
-  SeededAsset: seededAssetSchema,
-  SeededWebsite: seededWebsiteSchema,
-  SeededRange: seededRangeSchema,
-  SeededWorkstreamSummary: seededWorkstreamSummarySchema,
-  SeededAnnotation: seededAnnotationSchema,
-  SeededModel: seededModelSchema,
-  ModelUpdate: modelUpdateSchema,
-  ModelDeleteCacheInput: modelDeleteCacheInputSchema,
-} as const satisfies Record<string, z.ZodType>;
-
-type InputName = keyof typeof inputSchemas;
-
-/** One route as the document describes it. `path` is written as the router writes it (`:param`). */
-export interface OperationSpec {
-  readonly method: 'get' | 'post';
-  readonly path: string;
-  readonly operationId: string;
-  readonly tag: string;
-  readonly summary: string;
-  /** Query parameters: `read` = transferables; `list` = transferables, limit, offset. */
-  readonly query?: 'read' | 'list';
-  /** The JSON body; always optional on the wire (an empty body means "no input") unless `required`. */
-  readonly body?: { readonly schema: InputName; readonly required?: boolean };
-  /** 200 with this schema, 204 (`none`), or 200 text/plain (`text`). */
-  readonly answer: AnswerName | 'none' | 'text';
-  /** Statuses this route answers besides 400/401/403 (and 413/415 for POST). */
-  readonly errors?: readonly number[];
-}
-
-const NOT_FOUND = [404];
-const MODEL_ERRORS = [404, 422];
-
-/** The client's operation names for the link routes, by kind and verb. */
-const LINK_OPERATION_IDS: Readonly<Record<LinkKind, Readonly<Record<string, string>>>> = {
-  anchor: { associate: 'conversationAssociateAnchor', disassociate: 'conversationDisassociateAnchor', delete: 'conversationDeleteAnchor' },
-  asset: { associate: 'conversationAssociateAsset', disassociate: 'conversationDisassociateAsset', delete: 'conversationDeleteAsset' },
-  website: { associate: 'conversationAssociateWebsite', disassociate: 'conversationDisassociateWebsite' },
-  workstreamSummary: {
-    associate: 'conversationAssociateWorkstreamSummary',
-    disassociate: 'conversationDisassociateWorkstreamSummary',
-  },
-  groundingRange: {
-    associate: 'conversationAssociateGroundingTemporalRangeWorkstream',
-    disassociate: 'conversationDisassociateGroundingTemporalRangeWorkstream',
-  },
-  groundingMessage: {
-    associate: 'conversationGroundingMessagesAssociateMessage',
-    disassociate: 'conversationGroundingMessagesDisassociateMessage',
-  },
-};
-
-/** How the summaries name each link kind. */
-const LINK_LABELS: Readonly<Record<LinkKind, string>> = {
-  anchor: 'an anchor',
-  asset: 'an asset',
-  website: 'a website',
-  workstreamSummary: 'a workstream summary',
-  groundingRange: 'a grounding range (temporal workstreams)',
-  groundingMessage: 'a grounding message',
-};
-
-/** The client's operation names and the schemas of the record routes, by record kind. */
-const RECORD_OPERATIONS: Readonly<
-  Record<
-    keyof typeof RECORD_ROUTES,
-    { create: string; list: string; delete: string; seed: InputName; one: AnswerName; many: AnswerName; tag: string }
-  >
-> = {
-  anchors: {
-    create: 'anchorsCreateNewAnchor',
-    list: 'anchorsSnapshot',
-    delete: 'anchorsDeleteSpecificAnchor',
-    seed: 'SeededAnchor',
-    one: 'Anchor',
-    many: 'Anchors',
-    tag: 'Anchors',
-  },
-  assets: {
-    create: 'assetsCreateNewAsset',
-    list: 'assetsSnapshot',
-    delete: 'assetsDeleteAsset',
-    seed: 'SeededAsset',
-    one: 'Asset',
-    many: 'Assets',
-    tag: 'Assets',
-  },
-  websites: {
-    create: 'websitesCreateNewWebsite',
-    list: 'websitesSnapshot',
-    delete: 'websitesDeleteSpecificWebsite',
-    seed: 'SeededWebsite',
-    one: 'Website',
-    many: 'Websites',
-    tag: 'Websites',
-  },
-  ranges: {
-    create: 'rangesCreateNewRange',
-    list: 'rangesSnapshot',
-    delete: 'rangesDeleteSpecificRange',
-    seed: 'SeededRange',
-    one: 'Range',
-    many: 'Ranges',
-    tag: 'Ranges',
-  },
-  workstreamSummaries: {
-    create: 'workstreamSummariesCreateNewWorkstreamSummary',
-    list: 'workstreamSummariesSnapshot',
-    delete: 'workstreamSummariesDeleteSpecificWorkstreamSummary',
-    seed: 'SeededWorkstreamSummary',
-    one: 'WorkstreamSummary',
-    many: 'WorkstreamSummaries',
-    tag: 'Workstream summaries',
-  },
-  annotations: {
-    create: 'annotationsCreateNewAnnotation',
-    list: 'annotationsSnapshot',
-    delete: 'annotationsDeleteSpecificAnnotation',
-    seed: 'SeededAnnotation',
-    one: 'Annotation',
-    many: 'Annotations',
-    tag: 'Annotations',
-  },
-};
-
-/** Every route of `createHonoRouter`, except the document and the docs page themselves. */
-export function describedOperations(): OperationSpec[] {
-  const ops: OperationSpec[] = [
-    {
-      method: 'get',
-      path: '/.well-known/health',
-      operationId: 'getWellKnownHealth',
-      tag: 'Well known',
-      summary: 'Is the service up? Answers `ok`.',
-      answer: 'text',
-    },
-    {
-      method: 'get',
-      path: '/.well-known/version',
-      operationId: 'getWellKnownVersion',
-      tag: 'Well known',
-      summary: "The service's version.",
-      answer: 'text',
-    },
-
-    {
-      method: 'post',
-      path: '/conversations/create',
-      operationId: 'conversationsCreateSpecificConversation',
-      tag: 'Conversations',
-      summary: 'Create a conversation, with its first messages and links if given.',
-      query: 'read',
-      body: { schema: 'SeededConversation', required: true },
-      answer: 'Conversation',
-      errors: [422],
-    },
-    {
-      method: 'get',
-      path: '/conversations',
-      operationId: 'conversationsSnapshot',
-      tag: 'Conversations',
-      summary: 'List the conversations (paged with limit and offset).',
-      query: 'list',
-      answer: 'Conversations',
-    },
-    {
-      method: 'post',
-      path: '/conversations/:conversation/delete',
-      operationId: 'conversationsDeleteSpecificConversation',
-      tag: 'Conversations',
-      summary: 'Delete a conversation and its messages.',
-      answer: 'none',
-      errors: NOT_FOUND,
-    },
-    {
-      method: 'post',
-      path: '/conversation/update',
-      operationId: 'conversationUpdate',
-      tag: 'Conversation',
-      summary: "Change a conversation's name, favorite, type, model, application, pipeline, demo or deleted.",
-      query: 'read',
-      body: { schema: 'ConversationUpdate', required: true },
-      answer: 'Conversation',
-      errors: NOT_FOUND,
-    },
-    {
-      method: 'get',
-      path: '/conversation/:conversation',
-      operationId: 'conversationGetSpecificConversation',
-      tag: 'Conversation',
-      summary: 'One conversation with its messages. An unknown conversation answers 410, as the API declares.',
-      query: 'read',
-      answer: 'Conversation',
-      errors: [410],
-    },
-    {
-      method: 'get',
-      path: '/conversation/:conversation/messages',
-      operationId: 'conversationSpecificConversationMessages',
-      tag: 'Conversation',
-      summary: "A conversation's messages, in order (paged with limit and offset).",
-      query: 'list',
-      answer: 'ConversationMessages',
-      errors: NOT_FOUND,
-    },
-    {
-      method: 'post',
-      path: '/conversation/:conversation/rename',
-      operationId: 'conversationSpecificConversationRename',
-      tag: 'Conversation',
-      summary: 'Name a conversation from its messages.',
-      query: 'read',
-      answer: 'Conversation',
-      errors: [404, 422],
-    },
-    {
-      method: 'post',
-      path: '/conversation/:conversation/summarize',
-      operationId: 'conversationSummarize',
-      tag: 'Conversation',
-      summary: 'Summarize a conversation (or some of its messages) into a SUMMARY annotation.',
-      body: { schema: 'ConversationSummarizeInput' },
-      answer: 'ConversationSummarizeOutput',
-      errors: [404, 422],
-    },
-    {
-      method: 'post',
-      path: '/conversation/:conversation/scores/increment',
-      operationId: 'conversationScoresIncrement',
-      tag: 'Conversation',
-      summary: "Add one to each score field set to true in the body's `conversation`.",
-      body: { schema: 'SeededScoreIncrement' },
-      answer: 'none',
-      errors: NOT_FOUND,
-    },
-  ];
-
-  for (const kind of Object.keys(LINK_KINDS) as LinkKind[]) {
-    const route = LINK_ROUTES[kind];
-    for (const [verbs, associate] of [
-      [route.associate, true],
-      [route.disassociate, false],
-    ] as const) {
-      for (const verb of verbs) {
-        const operationId = LINK_OPERATION_IDS[kind][verb];
-        if (operationId === undefined) throw new Error(`No operation id for the ${verb} route of ${kind} links.`);
-        ops.push({
-          method: 'post',
-          path: `/conversation/:conversation/${route.path}/${verb}/:target`,
-          operationId,
-          tag: 'Conversation links',
-          summary: `${associate ? 'Link' : 'Unlink'} ${LINK_LABELS[kind]} ${associate ? 'to' : 'from'} a conversation${verb === 'delete' ? ' (the older name of disassociate)' : ''}.`,
-          answer: 'none',
-          errors: NOT_FOUND,
-        });
-      }
-    }
-  }
-
-  ops.push(
-    {
-      method: 'post',
-      path: '/messages/create',
-      operationId: 'messagesCreateSpecificMessage',
-      tag: 'Messages',
-      summary: 'Add a message at the end of its conversation.',
-      query: 'read',
-      body: { schema: 'SeededConversationMessage', required: true },
-      answer: 'ConversationMessage',
-      errors: [404, 422],
-    },
-    {
-      method: 'post',
-      path: '/messages/:message/delete',
-      operationId: 'messagesDeleteSpecificMessage',
-      tag: 'Messages',
-      summary: 'Delete a message.',
-      answer: 'none',
-      errors: NOT_FOUND,
-    },
-  );
-
-  for (const [key, route] of Object.entries(RECORD_ROUTES) as [
-    keyof typeof RECORD_ROUTES,
-    (typeof RECORD_ROUTES)[keyof typeof RECORD_ROUTES],
-  ][]) {
-    const op = RECORD_OPERATIONS[key];
-    ops.push(
-      {
-        method: 'post',
-        path: `/${route.path}/create`,
-        operationId: op.create,
-        tag: op.tag,
-        summary: `Create ${op.one === 'Anchor' || op.one === 'Asset' || op.one === 'Annotation' ? 'an' : 'a'} ${op.one}.`,
-        query: 'read',
-        body: { schema: op.seed, required: true },
-        answer: op.one,
-        errors: [404, 422],
-      },
-      {
-        method: 'get',
-        path: `/${route.path}`,
-        operationId: op.list,
-        tag: op.tag,
-        summary: `List the ${op.tag.toLowerCase()} (paged with limit and offset).`,
-        query: 'list',
-        answer: op.many,
-      },
-      {
-        method: 'post',
-        path: `/${route.path}/:id/delete`,
-        operationId: op.delete,
-        tag: op.tag,
-        summary: `Delete ${op.one === 'Anchor' || op.one === 'Asset' || op.one === 'Annotation' ? 'an' : 'a'} ${op.one}.`,
-        answer: 'none',
-        errors: NOT_FOUND,
-      },
-    );
-  }
-
-  ops.push(
-    {
-      method: 'get',
-      path: '/models',
-      operationId: 'modelsSnapshot',
-      tag: 'Models',
-      summary: 'List the models: built in, offered by the runtimes, and created.',
-      answer: 'Models',
-    },
-    {
-      method: 'post',
-      path: '/models/create',
-      operationId: 'modelsCreateNewModel',
-      tag: 'Models',
-      summary: 'Create a custom model.',
-      body: { schema: 'SeededModel', required: true },
-      answer: 'Model',
-      errors: [409],
-    },
-    {
-      method: 'post',
-      path: '/models/unload',
-      operationId: 'unloadModels',
-      tag: 'Models',
-      summary: 'Unload every loaded model.',
-      answer: 'none',
-    },
-    {
-      method: 'post',
-      path: '/models/:model/delete',
-      operationId: 'modelsDeleteSpecificModel',
-      tag: 'Models',
-      summary: 'Delete a custom model.',
-      answer: 'none',
-      errors: NOT_FOUND,
-    },
-    {
-      method: 'get',
-      path: '/model/:model',
-      operationId: 'modelsSpecificModelSnapshot',
-      tag: 'Model',
-      summary: 'One model.',
-      answer: 'Model',
-      errors: NOT_FOUND,
-    },
-    {
-      method: 'post',
-      path: '/model/update',
-      operationId: 'modelUpdate',
-      tag: 'Model',
-      summary: "Change a custom model's fields.",
-      body: { schema: 'ModelUpdate', required: true },
-      answer: 'Model',
-      errors: MODEL_ERRORS,
-    },
-    {
-      method: 'post',
-      path: '/model/:model/load',
-      operationId: 'modelSpecificModelLoad',
-      tag: 'Model',
-      summary: 'Load a model into memory.',
-      answer: 'Model',
-      errors: MODEL_ERRORS,
-    },
-    {
-      method: 'post',
-      path: '/model/:model/unload',
-      operationId: 'modelSpecificModelUnload',
-      tag: 'Model',
-      summary: "Free a model's memory.",
-      answer: 'Model',
-      errors: MODEL_ERRORS,
-    },
-    {
-      method: 'post',
-      path: '/model/:model/download',
-      operationId: 'modelSpecificModelDownload',
-      tag: 'Model',
-      summary: "Start downloading a model's file.",
-      answer: 'Model',
-      errors: MODEL_ERRORS,
-    },
-    {
-      method: 'post',
-      path: '/model/:model/download/cancel',
-      operationId: 'modelSpecificModelDownloadCancel',
-      tag: 'Model',
-      summary: "Cancel a model's download.",
-      answer: 'Model',
-      errors: MODEL_ERRORS,
-    },
-    {
-      method: 'get',
-      path: '/model/:model/download/progress',
-      operationId: 'modelSpecificModelDownloadProgress',
-      tag: 'Model',
-      summary: "Where a model's download stands.",
-      answer: 'ModelDownloadProgress',
-      errors: NOT_FOUND,
-    },
-    {
-      method: 'post',
-      path: '/models/:model/delete/cache',
-      operationId: 'modelsDeleteSpecificModelCache',
-      tag: 'Models',
-      summary: "Delete a model's downloaded file.",
-      body: { schema: 'ModelDeleteCacheInput' },
-      answer: 'ModelDeleteCacheOutput',
-      errors: MODEL_ERRORS,
-    },
-  );
-  return ops;
-}
+/** Errors every route can answer (a bad id or query, the token, the origin) and, for POST, those of the body. */
+const EVERY_ROUTE: readonly ErrorCode[] = ['INVALID_INPUT', 'UNAUTHORIZED', 'FORBIDDEN'];
+const EVERY_POST: readonly ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INSUFFICIENT_STORAGE'];
 
 /** `/conversation/:conversation` → `/conversation/{conversation}`. */
 export const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
@@ -497,6 +44,8 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
     io,
     unrepresentable: 'any',
     uri: (id) => `#/components/schemas/${id}`,
+    // Answers may carry more fields than listed (see src/schemas/answers.ts).
+    ...(io === 'output' ? { override: openAnswerObjects } : {}),
   });
   const out: Record<string, JsonObject> = {};
   for (const [id, schema] of Object.entries(converted)) {
@@ -532,7 +81,14 @@ const QUERY_PARAMETERS = {
   },
 };
 
-function operationObject(op: OperationSpec): JsonObject {
+/** The statuses a route documents besides its answer: every route's, then its own, as the router maps their codes. */
+function errorStatuses(route: Route): number[] {
+  const codes = [...EVERY_ROUTE, ...(route.method === 'post' ? EVERY_POST : []), ...(route.errors ?? [])];
+  const statuses = new Set(codes.map((code) => route.statuses?.[code] ?? STATUS_BY_CODE[code]));
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function operationObject(op: Route): JsonObject {
   const parameters: JsonObject[] = [];
   for (const match of op.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
     parameters.push({
@@ -556,10 +112,7 @@ function operationObject(op: OperationSpec): JsonObject {
     }
     responses['200'] = ok;
   }
-  const statuses = new Set([400, 401, 403, ...(op.method === 'post' ? [413, 415, 507] : []), ...(op.errors ?? [])]);
-  for (const status of [...statuses].sort((a, b) => a - b)) {
-    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
-  }
+  for (const status of errorStatuses(op)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
 
   const operation: JsonObject = { operationId: op.operationId, tags: [op.tag], summary: op.summary };
   if (parameters.length > 0) operation.parameters = parameters;
@@ -586,7 +139,7 @@ export function createOpenApiDocument(serverUrl = '/'): JsonObject {
 
 function buildDocument(): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const op of describedOperations()) {
+  for (const op of ROUTES) {
     const path = toOpenApiPath(op.path);
     const item = (paths[path] ??= {});
     if (item[op.method] !== undefined) throw new Error(`Two operations for ${op.method.toUpperCase()} ${path}.`);

@@ -1,30 +1,294 @@
-import type { LinkKind, Service } from '../../src/index.js';
+import { SERVICE_VERSION } from '../../src/index.js';
+import { LINK_ROUTES, linkRoutes } from './link-routes.js';
+import { RECORD_ROUTES, recordRoutes } from './record-routes.js';
+import { param, readJsonBody, readListOptions, readTransferables } from './request.js';
+import { type Route, route } from './route.js';
+
+export { LINK_ROUTES, RECORD_ROUTES };
+
+const NOT_FOUND = ['NOT_FOUND'] as const;
+const MODEL_ERRORS = ['NOT_FOUND', 'UNPROCESSABLE'] as const;
 
 /**
- * Where each link kind lives under `/conversation/{conversation}/`, and the verbs that associate
- * and disassociate it. Anchors and assets accept both the spec's `delete` and the newer client's
- * `disassociate`.
+ * Every route of the service, in the order the router mounts them and the document lists them
+ * (besides `/openapi.json` and the docs page, see `docs-page.ts`). Adding a route is adding an
+ * entry here, or to the link or record kinds' tables.
  */
-export const LINK_ROUTES: Readonly<Record<LinkKind, { path: string; associate: string[]; disassociate: string[] }>> = {
-  anchor: { path: 'anchors', associate: ['associate'], disassociate: ['delete', 'disassociate'] },
-  asset: { path: 'assets', associate: ['associate'], disassociate: ['delete', 'disassociate'] },
-  website: { path: 'websites', associate: ['associate'], disassociate: ['disassociate'] },
-  workstreamSummary: { path: 'workstream_summaries', associate: ['associate'], disassociate: ['disassociate'] },
-  groundingRange: { path: 'grounding/temporal_range/workstreams', associate: ['associate'], disassociate: ['disassociate'] },
-  groundingMessage: { path: 'grounding/messages', associate: ['associate'], disassociate: ['disassociate'] },
-};
+export const ROUTES: readonly Route[] = [
+  // What the official client's WellKnownApi asks: is it up, and which release.
+  route({
+    method: 'get',
+    path: '/.well-known/health',
+    operationId: 'getWellKnownHealth',
+    tag: 'Well known',
+    summary: 'Is the service up? Answers `ok`.',
+    answer: 'text',
+    call: () => 'ok',
+  }),
+  route({
+    method: 'get',
+    path: '/.well-known/version',
+    operationId: 'getWellKnownVersion',
+    tag: 'Well known',
+    summary: "The service's version.",
+    answer: 'text',
+    call: () => SERVICE_VERSION,
+  }),
 
-/** The path prefix of each record kind's create, list and delete routes. */
-export const RECORD_ROUTES = {
-  anchors: { path: 'anchors', create: 'createAnchor', list: 'listAnchors', delete: 'deleteAnchor' },
-  assets: { path: 'assets', create: 'createAsset', list: 'listAssets', delete: 'deleteAsset' },
-  websites: { path: 'websites', create: 'createWebsite', list: 'listWebsites', delete: 'deleteWebsite' },
-  ranges: { path: 'ranges', create: 'createRange', list: 'listRanges', delete: 'deleteRange' },
-  workstreamSummaries: {
-    path: 'workstream_summaries',
-    create: 'createWorkstreamSummary',
-    list: 'listWorkstreamSummaries',
-    delete: 'deleteWorkstreamSummary',
-  },
-  annotations: { path: 'annotations', create: 'createAnnotation', list: 'listAnnotations', delete: 'deleteAnnotation' },
-} as const satisfies Record<string, { path: string; create: keyof Service; list: keyof Service; delete: keyof Service }>;
+  // Conversations
+  route({
+    method: 'post',
+    path: '/conversations/create',
+    operationId: 'conversationsCreateSpecificConversation',
+    tag: 'Conversations',
+    summary: 'Create a conversation, with its first messages and links if given.',
+    query: 'read',
+    body: { schema: 'SeededConversation', required: true },
+    answer: 'Conversation',
+    errors: ['UNPROCESSABLE'],
+    call: (service, c) => service.createConversation(readJsonBody(c), readTransferables(c)),
+  }),
+  route({
+    method: 'get',
+    path: '/conversations',
+    operationId: 'conversationsSnapshot',
+    tag: 'Conversations',
+    summary: 'List the conversations (paged with limit and offset).',
+    query: 'list',
+    answer: 'Conversations',
+    call: (service, c) => service.listConversations(readListOptions(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/conversations/:conversation/delete',
+    operationId: 'conversationsDeleteSpecificConversation',
+    tag: 'Conversations',
+    summary: 'Delete a conversation and its messages.',
+    answer: 'none',
+    errors: NOT_FOUND,
+    call: (service, c) => service.deleteConversation(param(c, 'conversation')),
+  }),
+  route({
+    method: 'post',
+    path: '/conversation/update',
+    operationId: 'conversationUpdate',
+    tag: 'Conversation',
+    summary: "Change a conversation's name, favorite, type, model, application, pipeline, demo or deleted.",
+    query: 'read',
+    body: { schema: 'ConversationUpdate', required: true },
+    answer: 'Conversation',
+    errors: NOT_FOUND,
+    call: (service, c) => service.updateConversation(readJsonBody(c), readTransferables(c)),
+  }),
+  route({
+    method: 'get',
+    path: '/conversation/:conversation',
+    operationId: 'conversationGetSpecificConversation',
+    tag: 'Conversation',
+    summary: 'One conversation with its messages. An unknown conversation answers 410, as the API declares.',
+    query: 'read',
+    answer: 'Conversation',
+    // The cached JSON text: the hot path of every client.
+    rendered: true,
+    errors: NOT_FOUND,
+    // The spec declares 410 for an unknown conversation on this route alone.
+    statuses: { NOT_FOUND: 410 },
+    call: (service, c) => service.getConversationJsonPieces(param(c, 'conversation'), readTransferables(c)),
+  }),
+  route({
+    method: 'get',
+    path: '/conversation/:conversation/messages',
+    operationId: 'conversationSpecificConversationMessages',
+    tag: 'Conversation',
+    summary: "A conversation's messages, in order (paged with limit and offset).",
+    query: 'list',
+    answer: 'ConversationMessages',
+    errors: NOT_FOUND,
+    call: (service, c) => service.listConversationMessages(param(c, 'conversation'), readListOptions(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/conversation/:conversation/rename',
+    operationId: 'conversationSpecificConversationRename',
+    tag: 'Conversation',
+    summary: 'Name a conversation from its messages.',
+    query: 'read',
+    answer: 'Conversation',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.renameConversation(param(c, 'conversation'), readTransferables(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/conversation/:conversation/summarize',
+    operationId: 'conversationSummarize',
+    tag: 'Conversation',
+    summary: 'Summarize a conversation (or some of its messages) into a SUMMARY annotation.',
+    body: { schema: 'ConversationSummarizeInput' },
+    answer: 'ConversationSummarizeOutput',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.summarizeConversation(param(c, 'conversation'), readJsonBody(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/conversation/:conversation/scores/increment',
+    operationId: 'conversationScoresIncrement',
+    tag: 'Conversation',
+    summary: "Add one to each score field set to true in the body's `conversation`.",
+    body: { schema: 'SeededScoreIncrement' },
+    answer: 'none',
+    errors: NOT_FOUND,
+    call: (service, c) => service.incrementConversationScores(param(c, 'conversation'), readJsonBody(c)),
+  }),
+
+  // Links: one route per verb of each link kind.
+  ...linkRoutes(),
+
+  // Messages, then the other records conversations link to, one kind at a time.
+  route({
+    method: 'post',
+    path: '/messages/create',
+    operationId: 'messagesCreateSpecificMessage',
+    tag: 'Messages',
+    summary: 'Add a message at the end of its conversation.',
+    query: 'read',
+    body: { schema: 'SeededConversationMessage', required: true },
+    answer: 'ConversationMessage',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.createMessage(readJsonBody(c), readTransferables(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/messages/:message/delete',
+    operationId: 'messagesDeleteSpecificMessage',
+    tag: 'Messages',
+    summary: 'Delete a message.',
+    answer: 'none',
+    errors: NOT_FOUND,
+    call: (service, c) => service.deleteMessage(param(c, 'message')),
+  }),
+  ...recordRoutes(),
+
+  // Models
+  route({
+    method: 'get',
+    path: '/models',
+    operationId: 'modelsSnapshot',
+    tag: 'Models',
+    summary: 'List the models: built in, offered by the runtimes, and created.',
+    answer: 'Models',
+    call: (service) => service.listModels(),
+  }),
+  route({
+    method: 'post',
+    path: '/models/create',
+    operationId: 'modelsCreateNewModel',
+    tag: 'Models',
+    summary: 'Create a custom model.',
+    body: { schema: 'SeededModel', required: true },
+    answer: 'Model',
+    errors: ['CONFLICT'],
+    call: (service, c) => service.createModel(readJsonBody(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/models/unload',
+    operationId: 'unloadModels',
+    tag: 'Models',
+    summary: 'Unload every loaded model.',
+    answer: 'none',
+    call: (service) => service.unloadModels(),
+  }),
+  route({
+    method: 'post',
+    path: '/models/:model/delete',
+    operationId: 'modelsDeleteSpecificModel',
+    tag: 'Models',
+    summary: 'Delete a custom model.',
+    answer: 'none',
+    errors: NOT_FOUND,
+    call: (service, c) => service.deleteModel(param(c, 'model')),
+  }),
+  // The model lifecycle of the official client's ModelApi.
+  route({
+    method: 'get',
+    path: '/model/:model',
+    operationId: 'modelsSpecificModelSnapshot',
+    tag: 'Model',
+    summary: 'One model.',
+    answer: 'Model',
+    errors: NOT_FOUND,
+    call: (service, c) => service.getModel(param(c, 'model')),
+  }),
+  route({
+    method: 'post',
+    path: '/model/update',
+    operationId: 'modelUpdate',
+    tag: 'Model',
+    summary: "Change a custom model's fields.",
+    body: { schema: 'ModelUpdate', required: true },
+    answer: 'Model',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.updateModel(readJsonBody(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/model/:model/load',
+    operationId: 'modelSpecificModelLoad',
+    tag: 'Model',
+    summary: 'Load a model into memory.',
+    answer: 'Model',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.loadModel(param(c, 'model')),
+  }),
+  route({
+    method: 'post',
+    path: '/model/:model/unload',
+    operationId: 'modelSpecificModelUnload',
+    tag: 'Model',
+    summary: "Free a model's memory.",
+    answer: 'Model',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.unloadModel(param(c, 'model')),
+  }),
+  route({
+    method: 'post',
+    path: '/model/:model/download',
+    operationId: 'modelSpecificModelDownload',
+    tag: 'Model',
+    summary: "Start downloading a model's file.",
+    answer: 'Model',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.downloadModel(param(c, 'model')),
+  }),
+  route({
+    method: 'post',
+    path: '/model/:model/download/cancel',
+    operationId: 'modelSpecificModelDownloadCancel',
+    tag: 'Model',
+    summary: "Cancel a model's download.",
+    answer: 'Model',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.cancelModelDownload(param(c, 'model')),
+  }),
+  route({
+    method: 'get',
+    path: '/model/:model/download/progress',
+    operationId: 'modelSpecificModelDownloadProgress',
+    tag: 'Model',
+    summary: "Where a model's download stands.",
+    answer: 'ModelDownloadProgress',
+    errors: NOT_FOUND,
+    call: (service, c) => service.modelDownloadProgress(param(c, 'model')),
+  }),
+  route({
+    method: 'post',
+    path: '/models/:model/delete/cache',
+    operationId: 'modelsDeleteSpecificModelCache',
+    tag: 'Models',
+    summary: "Delete a model's downloaded file.",
+    body: { schema: 'ModelDeleteCacheInput' },
+    answer: 'ModelDeleteCacheOutput',
+    errors: MODEL_ERRORS,
+    call: (service, c) => service.deleteModelCache(param(c, 'model'), readJsonBody(c)),
+  }),
+];

@@ -66,7 +66,8 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
     }
     // No page may frame an answer or run one as a script. Set before the handler answers, so the
     // answer is made with them: a header added to a finished answer costs @hono/node-server its
-    // fast path (the body then goes through a web stream).
+    // fast path (the body then goes through a web stream). That is why these three are not hono's
+    // `secure-headers`: it sets its headers after `await next()`, on the finished answer.
     c.header('X-Frame-Options', 'DENY');
     c.header('Content-Security-Policy', "frame-ancestors 'none'");
     c.header('X-Content-Type-Options', 'nosniff');
@@ -90,7 +91,13 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
   return middlewares;
 }
 
-/** Refuses requests without `Authorization: Bearer <token>`, comparing digests in constant time. */
+/**
+ * Refuses requests without `Authorization: Bearer <token>`, comparing digests in constant time.
+ * Not hono's `bearer-auth`: it accepts only RFC 6750 token characters, so a token such as
+ * "correct horse battery staple" (API_TOKEN is free text) could never be sent; it answers a
+ * malformed header 400 rather than 401; and it hashes both sides with WebCrypto's async digest on
+ * every request, where this hashes the presented token once, synchronously.
+ */
 function requireToken(token: string): MiddlewareHandler<RouterEnv> {
   if (token.length === 0) throw new Error('The token must not be empty.');
   const expected = digest(token);

@@ -36,6 +36,10 @@ export interface DownloadState {
   readonly percentage: number | null;
   /** Why it failed (FAILED only); starts with one of {@link DownloadFailure}'s stable phrases. */
   readonly reason?: string;
+  /** The bytes of the file on disk so far, a resumed download's earlier ones included (IN-PROGRESS only). */
+  readonly bytesReceived?: number;
+  /** The whole file's size, when known (IN-PROGRESS only): what a client's speed and time left are measured against. */
+  readonly bytesTotal?: number;
 }
 
 /** The last failure of a model's download in this process. */
@@ -265,10 +269,12 @@ export function createDownloads(setup: DownloadsSetup) {
 
 export type Downloads = ReturnType<typeof createDownloads>;
 
-/** The state of a download under way: a percentage when the size is known. */
+/** The state of a download under way: the bytes so far, and a percentage and the total when the size is known. */
 const progress = (received: number, total: number | undefined): DownloadState => ({
   status: 'IN-PROGRESS',
   percentage: total ? Math.min(100, (received / total) * 100) : null,
+  bytesReceived: received,
+  ...(total !== undefined ? { bytesTotal: total } : {}),
 });
 
 async function sha256Of(file: string): Promise<string> {

@@ -4,16 +4,8 @@ import type { ModelRuntime } from '../ports.js';
 import type { ModelRecord } from '../records.js';
 import { modelUpdateSchema } from '../schemas/models.js';
 import { parseInput } from '../validate.js';
-import type { Model } from '../wire.js';
+import type { Model, ModelDownloadProgress } from '../wire.js';
 import { type OperationContext, parseId } from './context.js';
-
-/** The API's ModelDownloadProgress, with `reason` besides: why a FAILED download failed (clients ignore it). */
-export interface ModelDownloadProgress {
-  status: DownloadStatus;
-  percentage: number | null;
-  /** Why it failed (FAILED only), starting with a stable phrase: `disk full`, `stalled`, `server answered 404`, … */
-  reason?: string;
-}
 
 /** Where a model comes from: shipped with the service, offered by a runtime, or created. */
 type Found = { model: ModelRecord; origin: 'builtin' | 'runtime' | 'custom' };
@@ -156,7 +148,14 @@ export async function downloadProgress(ctx: OperationContext, modelId: string): 
   const { model } = await findModel(ctx, parseId(modelId, 'model id'));
   const state = ctx.downloads?.state(model.id);
   if (state && state.status !== 'COMPLETED') {
-    return { status: state.status, percentage: state.percentage, ...(state.reason ? { reason: state.reason } : {}) };
+    const { status, percentage, reason, bytesReceived, bytesTotal } = state;
+    return {
+      status,
+      percentage,
+      ...(reason ? { reason } : {}),
+      ...(bytesReceived !== undefined ? { bytesReceived } : {}),
+      ...(bytesTotal !== undefined ? { bytesTotal } : {}),
+    };
   }
   const done = state?.status === 'COMPLETED' || (ctx.cacheRoot !== undefined && (await hasDownloadedFile(ctx.cacheRoot, model.id)));
   return done ? { status: 'COMPLETED', percentage: 100 } : { status: 'UNKNOWN', percentage: null };

@@ -1,21 +1,26 @@
 import { z } from 'zod';
+import { anchorTypeSchema, annotationTypeSchema, conversationTypeSchema, messageRoleSchema } from './common.js';
 
 /**
- * The answers' shapes, as zod schemas: what the OpenAPI document says each route returns (see
- * `src/wire.ts` for the TypeScript types they mirror). They describe, they do not check: the service
- * builds its answers itself. Objects are loose (`z.looseObject`): an answer may carry more fields
- * than listed, as the API's newer releases do, and clients ignore what they do not know.
+ * The answers' shapes, described once: the OpenAPI document says each route returns these, and the
+ * TypeScript types of the answers (`src/wire.ts`) are their outputs. They describe, they do not
+ * check: the service builds its answers itself.
+ *
+ * Objects are `z.object`, so a type lists exactly the fields the service sets (no index signature
+ * that would let a misspelled field through). The document still says an answer may carry more
+ * fields than listed (`additionalProperties: {}`, see {@link openAnswerObjects}), as the API's
+ * newer releases do, and clients ignore what they do not know. `z.strictObject` is closed in both.
  */
 
 const free = z.record(z.string(), z.unknown());
-const ref = z.looseObject({ id: z.string() });
+const ref = z.object({ id: z.string() });
 
-export const timestampAnswerSchema = z.looseObject({
+export const timestampAnswerSchema = z.object({
   value: z.string().describe('ISO 8601 date and time'),
   readable: z.string().optional(),
 });
 
-const scoreSchema = z.looseObject({
+const scoreSchema = z.object({
   manual: z.number(),
   automatic: z.number(),
   priority: z.number().optional(),
@@ -26,9 +31,9 @@ const scoreSchema = z.looseObject({
 });
 
 const fragmentAnswerSchema = z
-  .looseObject({
+  .object({
     string: z
-      .looseObject({
+      .object({
         raw: z.string().optional(),
         base64: z.string().optional(),
         base64_url: z.string().optional(),
@@ -39,18 +44,21 @@ const fragmentAnswerSchema = z
   })
   .describe('Without `string` when transferables=false.');
 
-/** A list wrapper of references (`Flattened…` in the client); `iterable` is always present. */
-const referenceList = (item: z.ZodType = ref) =>
-  z.looseObject({ iterable: z.array(item), indices: z.record(z.string(), z.number()).optional() });
+/** An item of a list wrapper: `{ id }`, with the linked record as `reference` where the answer embeds it. */
+export const referenceAnswerSchema = <T extends z.ZodType>(linked: T) => z.object({ id: z.string(), reference: linked.optional() });
 
-const flatReferences = referenceList().describe('A list wrapper of `{ id }` references.');
+/** A list wrapper (`Flattened…` in the client); `iterable` is always present. */
+export const referenceListAnswerSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ iterable: z.array(item), indices: z.record(z.string(), z.number()).optional() });
+
+const flatReferences = referenceListAnswerSchema(ref).describe('A list wrapper of `{ id }` references.');
 
 const common = { id: z.string(), created: timestampAnswerSchema, updated: timestampAnswerSchema };
 
-export const conversationMessageAnswerSchema = z.looseObject({
+export const conversationMessageAnswerSchema = z.object({
   ...common,
   conversation: ref,
-  role: z.enum(['UNKNOWN', 'USER', 'SYSTEM', 'ASSISTANT']),
+  role: messageRoleSchema,
   fragment: fragmentAnswerSchema.optional(),
   sentiment: z.string().optional(),
   model: free.optional(),
@@ -59,15 +67,15 @@ export const conversationMessageAnswerSchema = z.looseObject({
   annotations: flatReferences.optional(),
 });
 
-export const conversationMessagesAnswerSchema = z.looseObject({
+export const conversationMessagesAnswerSchema = z.object({
   iterable: z.array(conversationMessageAnswerSchema),
   indices: z.record(z.string(), z.number()).describe("Each message's position in the whole conversation."),
   next: z.number().int().optional().describe('When there is more: the `offset` of the next page.'),
 });
 
-export const annotationAnswerSchema = z.looseObject({
+export const annotationAnswerSchema = z.object({
   ...common,
-  type: z.string(),
+  type: annotationTypeSchema,
   text: z.string(),
   mechanism: z.string().optional(),
   favorited: z.boolean().optional(),
@@ -76,9 +84,9 @@ export const annotationAnswerSchema = z.looseObject({
   messages: flatReferences.optional(),
 });
 
-export const conversationAnswerSchema = z.looseObject({
+export const conversationAnswerSchema = z.object({
   ...common,
-  type: z.enum(['UNKNOWN', 'COPILOT']),
+  type: conversationTypeSchema,
   name: z.string().optional(),
   favorited: z.boolean().optional(),
   deleted: timestampAnswerSchema.optional(),
@@ -87,41 +95,63 @@ export const conversationAnswerSchema = z.looseObject({
   application: free.optional(),
   pipeline: free.optional(),
   demo: z.boolean().optional(),
-  messages: z.looseObject({
-    iterable: z.array(z.looseObject({ id: z.string(), reference: conversationMessageAnswerSchema.optional() })),
+  messages: z.object({
+    iterable: z.array(referenceAnswerSchema(conversationMessageAnswerSchema)),
     indices: z.record(z.string(), z.number()),
   }),
-  annotations: referenceList(z.looseObject({ id: z.string(), reference: annotationAnswerSchema.optional() })),
+  annotations: referenceListAnswerSchema(referenceAnswerSchema(annotationAnswerSchema)),
   anchors: flatReferences,
   assets: flatReferences,
   websites: flatReferences,
   summaries: flatReferences,
-  grounding: z.looseObject({ messages: flatReferences, temporal: z.looseObject({ workstreams: flatReferences }) }),
+  grounding: z.object({ messages: flatReferences, temporal: z.object({ workstreams: flatReferences }) }),
 });
 
-export const anchorAnswerSchema = z.looseObject({
+/** Where an anchor points: its one path. */
+export const anchorPointAnswerSchema = z.object({
   ...common,
-  type: z.enum(['UNKNOWN', 'FILE', 'DIRECTORY']),
+  fullpath: z.string(),
+  platform: z.string().optional(),
+  anchor: ref,
+});
+
+export const anchorAnswerSchema = z.object({
+  ...common,
+  type: anchorTypeSchema,
   name: z.string().optional(),
   watch: z.boolean().optional(),
-  points: referenceList(),
+  points: referenceListAnswerSchema(referenceAnswerSchema(anchorPointAnswerSchema)),
   conversations: flatReferences,
 });
 
-export const assetAnswerSchema = z.looseObject({
+/** An asset's one format: its content as a fragment. */
+export const formatAnswerSchema = z.object({
+  id: z.string(),
+  creator: z.string(),
+  created: timestampAnswerSchema,
+  updated: timestampAnswerSchema,
+  classification: free,
+  role: z.literal('BOTH'),
+  application: free,
+  asset: ref,
+  bytes: z.object({ value: z.number() }),
+  fragment: fragmentAnswerSchema.optional(),
+});
+
+export const assetAnswerSchema = z.object({
   ...common,
   name: z.string().optional(),
   creator: z.string(),
   mechanism: z.string(),
-  formats: z.looseObject({ iterable: z.array(z.looseObject({ id: z.string(), fragment: fragmentAnswerSchema.optional() })) }),
-  preview: z.looseObject({ base: ref }),
+  formats: z.object({ iterable: z.array(formatAnswerSchema) }),
+  preview: z.object({ base: ref }),
   original: ref,
   conversations: flatReferences,
 });
 
-export const websiteAnswerSchema = z.looseObject({ ...common, url: z.string(), name: z.string(), conversations: flatReferences });
+export const websiteAnswerSchema = z.object({ ...common, url: z.string(), name: z.string(), conversations: flatReferences });
 
-export const workstreamSummaryAnswerSchema = z.looseObject({
+export const workstreamSummaryAnswerSchema = z.object({
   ...common,
   name: z.string(),
   model: free,
@@ -129,7 +159,7 @@ export const workstreamSummaryAnswerSchema = z.looseObject({
   conversations: flatReferences,
 });
 
-export const rangeAnswerSchema = z.looseObject({
+export const rangeAnswerSchema = z.object({
   ...common,
   from: timestampAnswerSchema.optional(),
   to: timestampAnswerSchema.optional(),
@@ -137,11 +167,16 @@ export const rangeAnswerSchema = z.looseObject({
   conversations: flatReferences,
 });
 
-const byteDescriptor = z.looseObject({ value: z.number(), readable: z.string() });
+const byteDescriptor = z.object({ value: z.number(), readable: z.string() });
 
-const failureSchema = z.object({ reason: z.string(), at: z.string().describe('ISO 8601') });
+/** A failure the service keeps for a model: why, and when. */
+export const modelFailureAnswerSchema = z.strictObject({ reason: z.string(), at: z.string().describe('ISO 8601') });
 
-export const modelAnswerSchema = z.looseObject({
+/**
+ * A model as answered: the record with its live state. Besides the API's fields, two the official
+ * client ignores: `loadFailure` and `downloadFailure`.
+ */
+export const modelAnswerSchema = z.object({
   id: z.string(),
   version: z.string(),
   created: timestampAnswerSchema,
@@ -164,15 +199,15 @@ export const modelAnswerSchema = z.looseObject({
   maxTokens: free.optional(),
   custom: z.boolean().optional(),
   capabilities: free.optional(),
-  loadFailure: failureSchema
+  loadFailure: modelFailureAnswerSchema
     .optional()
     .describe('Set while the model is marked failed to load: it is not loaded again until its files change or it is loaded explicitly.'),
-  downloadFailure: failureSchema.optional().describe("Why the model's last download failed."),
+  downloadFailure: modelFailureAnswerSchema.optional().describe("Why the model's last download failed."),
 });
 
 /** A snapshot of a collection, or one page of it (`next` when there is more). */
 export const listAnswerSchema = <T extends z.ZodType>(item: T) =>
-  z.looseObject({
+  z.object({
     iterable: z.array(item),
     next: z.number().int().optional().describe('When the list goes on: the `offset` of the next page (also in the `Link` header).'),
   });
@@ -187,21 +222,24 @@ export const workstreamSummariesAnswerSchema = listAnswerSchema(workstreamSummar
 export const annotationsAnswerSchema = listAnswerSchema(annotationAnswerSchema);
 
 export const conversationSummarizeOutputSchema = z
-  .looseObject({ conversation: ref, annotation: ref })
+  .object({ conversation: ref, annotation: ref })
   .describe('The conversation and the SUMMARY annotation made for it.');
 
-export const modelDeleteCacheOutputSchema = z.looseObject({ model: ref });
+export const modelDeleteCacheOutputSchema = z.object({ model: ref });
 
-export const modelDownloadProgressSchema = z.looseObject({
+export const modelDownloadProgressSchema = z.object({
   status: z.enum(['UNKNOWN', 'INITIALIZED', 'IN-PROGRESS', 'COMPLETED', 'FAILED', 'CANCELED']),
   percentage: z.number().nullable(),
   /** Why a FAILED download failed; an addition of this service, which the official client ignores. */
   reason: z.string().optional(),
+  /** Additions of this service likewise, set while IN-PROGRESS: what `models pull` shows bytes, speed and time left from. */
+  bytesReceived: z.number().int().nonnegative().optional().describe('The bytes of the file received so far (IN-PROGRESS only).'),
+  bytesTotal: z.number().int().nonnegative().optional().describe("The file's whole size in bytes (IN-PROGRESS only, when known)."),
 });
 
 /** Every refusal and failure: `{ "error": { code, message, ... } }`. */
-export const errorAnswerSchema = z.object({
-  error: z.looseObject({
+export const errorAnswerSchema = z.strictObject({
+  error: z.object({
     code: z.enum([
       'INVALID_INPUT',
       'UNAUTHORIZED',
@@ -217,7 +255,7 @@ export const errorAnswerSchema = z.object({
     message: z.string(),
     resource: z.string().optional(),
     id: z.string().optional(),
-    issues: z.array(z.looseObject({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
+    issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
     existingId: z.string().optional(),
     limit: z.number().optional(),
   }),
@@ -255,3 +293,17 @@ export const answerSchemas = {
   ModelDownloadProgress: modelDownloadProgressSchema,
   Error: errorAnswerSchema,
 } as const satisfies Record<string, z.ZodType>;
+
+type JsonSchemaOverride = NonNullable<NonNullable<Parameters<typeof z.toJSONSchema>[1]>['override']>;
+
+/**
+ * The `override` of `z.toJSONSchema` for the answers: a `z.object` (no catchall) is written open,
+ * `additionalProperties: {}`, where zod writes output objects closed. Its TypeScript type stays
+ * exact; what the document promises is only that the listed fields are there.
+ */
+export const openAnswerObjects: JsonSchemaOverride = ({ zodSchema, jsonSchema }) => {
+  const def = zodSchema._zod.def;
+  if (def.type === 'object' && def.catchall === undefined && jsonSchema.additionalProperties === false) {
+    jsonSchema.additionalProperties = {};
+  }
+};

@@ -11,8 +11,11 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createHonoRouter, createOpenApiDocument } from '../../adapters/hono/index.js';
 import { toOpenApiPath } from '../../adapters/hono/openapi.js';
+import type { AnswerName } from '../../adapters/hono/route.js';
+import { RECORD_ROUTES } from '../../adapters/hono/routes.js';
+import type { Service } from '../../src/index.js';
 import { answerSchemas } from '../../src/schemas/answers.js';
-import { conversationWith, said, serviceForTest } from '../helpers/service.js';
+import { conversationWith, said, seeds, serviceForTest } from '../helpers/service.js';
 
 type Doc = {
   openapi: string;
@@ -224,25 +227,34 @@ describe('the OpenAPI document', () => {
     expect(foreign.status).toBe(403);
   });
 
-  it("describes the service's real answers: they parse with the answer schemas", async () => {
+  it("describes the service's real answers exactly: they parse with the answer schemas, and carry no field the schemas leave out", async () => {
     const { service, router } = await routerForTest();
     const conversation = await conversationWith(service, said('USER', 'Why is the build slow?'), said('ASSISTANT', 'Cache the deps.'));
-    const get = async (path: string) => {
+    for (const [kind, seed] of Object.entries(seeds)) {
+      const create = `create${kind[0]!.toUpperCase()}${kind.slice(1)}` as 'createAnchor';
+      await service[create](seed as Parameters<Service['createAnchor']>[0]);
+    }
+    await service.createAnnotation({ ...seeds.annotation, conversation: conversation.id });
+    /** The answer at `path`, which must be what its schema describes: parsing it drops no field (zod strips unknown ones). */
+    const fits = async (name: AnswerName, path: string, status = 200) => {
       const answer = await router.request(`http://127.0.0.1${path}`);
-      return { status: answer.status, body: (await answer.json()) as unknown };
+      expect(answer.status, path).toBe(status);
+      const body = (await answer.json()) as unknown;
+      expect(answerSchemas[name].parse(body), path).toEqual(body);
+      return body;
     };
-    answerSchemas.Conversation.parse((await get(`/conversation/${conversation.id}`)).body);
-    answerSchemas.Conversations.parse((await get('/conversations')).body);
-    answerSchemas.ConversationMessages.parse((await get(`/conversation/${conversation.id}/messages?limit=1`)).body);
-    const models = answerSchemas.Models.parse((await get('/models')).body);
+    await fits('Conversation', `/conversation/${conversation.id}`);
+    await fits('Conversation', `/conversation/${conversation.id}?transferables=false`);
+    await fits('Conversations', '/conversations');
+    await fits('ConversationMessages', `/conversation/${conversation.id}/messages?limit=1`);
+    const models = (await fits('Models', '/models')) as { iterable: { id: string }[] };
     const model = models.iterable[0]!.id;
-    answerSchemas.Model.parse((await get(`/model/${model}`)).body);
-    answerSchemas.ModelDownloadProgress.parse((await get(`/model/${model}/download/progress`)).body);
-    const missing = await get('/conversation/nope');
-    expect(missing.status).toBe(410);
-    answerSchemas.Error.parse(missing.body);
-    const website = await service.createWebsite({ url: 'https://example.com', name: 'Example' });
-    answerSchemas.Website.parse(website);
-    answerSchemas.Websites.parse((await get('/websites')).body);
+    await fits('Model', `/model/${model}`);
+    await fits('ModelDownloadProgress', `/model/${model}/download/progress`);
+    await fits('Error', '/conversation/nope', 410);
+    for (const route of Object.values(RECORD_ROUTES)) {
+      const list = (await fits(route.many, `/${route.path}`)) as { iterable: unknown[] };
+      expect(list.iterable.length, route.path).toBeGreaterThan(0);
+    }
   });
 });

@@ -1,0 +1,49 @@
+import type { Context, Handler } from 'hono';
+import type { ListOf, Service } from '../../src/index.js';
+import type { RouterEnv } from './errors.js';
+import { jsonAnswer, jsonTextAnswer } from './json-answer.js';
+import type { JsonText, Route } from './route.js';
+
+/** Sends what a route's `call` resolved to; each takes the value its answer kind gives (the table checked that). */
+type Answer = (c: Context<RouterEnv>, value: never) => Response;
+
+const noContent: Answer = (c) => c.body(null, 204);
+const text: Answer = (c, value: string) => c.text(value);
+const json: Answer = (c, value: unknown) => jsonAnswer(c, value);
+const renderedJson: Answer = (c, value: JsonText) => jsonTextAnswer(c, value);
+
+/**
+ * A page of a list: the body as the service answers it, and, when there is more, a `Link` header
+ * to the next page (RFC 8288), which clients that only parse the body's known fields can still read.
+ */
+const page: Answer = (c, list: ListOf<unknown>) => {
+  if (list.next !== undefined) {
+    const url = new URL(c.req.url);
+    url.searchParams.set('offset', String(list.next));
+    c.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
+  }
+  return jsonAnswer(c, list);
+};
+
+/** How a route's answer is sent, from its table entry. */
+function answerOf(route: Route): Answer {
+  if (route.answer === 'none') return noContent;
+  if (route.answer === 'text') return text;
+  if (route.rendered) return renderedJson;
+  return route.query === 'list' ? page : json;
+}
+
+/**
+ * The Hono handler of a table entry. Everything the entry decides is looked up here, once, when
+ * the router is made: a request costs the entry's own `call` and one function to answer.
+ */
+export function handlerOf(route: Route, service: Service): Handler<RouterEnv> {
+  const { call, statuses } = route;
+  const answer = answerOf(route) as (c: Context<RouterEnv>, value: unknown) => Response;
+  if (statuses === undefined) return async (c) => answer(c, await call(service, c));
+  return async (c) => {
+    // Before the call: its errors are answered with these statuses.
+    c.set('statusOverrides', statuses);
+    return answer(c, await call(service, c));
+  };
+}
