@@ -61,6 +61,9 @@ const modelRecord = (id: string): ModelRecord => ({
   usage: 'CODE_CONVERSATION',
 });
 
+/** A model's seed: the record without what the service gives a model (its id). */
+const seedOf = ({ id: _id, ...seed }: ModelRecord) => seed;
+
 async function writeModel(cacheRoot: string, id: string, gguf: TinyGgufOptions): Promise<string> {
   const folder = cacheFolderOf(cacheRoot, id);
   await mkdir(folder, { recursive: true });
@@ -142,7 +145,7 @@ async function serviceWithModel(dataDir: string, label: string, gguf: TinyGgufOp
   const warnings: string[] = [];
   const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: THREADS, contextSize: CONTEXT });
   const service = await createService({ dataDir, runtimes: [llama], logger: { warn: (message) => warnings.push(message) } });
-  const model = await service.createModel({ ...modelRecord(label), type: 'SPEED', usage: 'CODE_CONVERSATION', unique: label });
+  const model = await service.createModel({ ...seedOf(modelRecord(label)), type: 'SPEED', usage: 'CODE_CONVERSATION', unique: label });
   await writeModel(path.join(dataDir, 'models'), model.id, gguf);
   const conversation = await conversationOn(service, model.id);
   return { service, llama, model, conversation, warnings };

@@ -12,10 +12,30 @@ export const idSchema = z
   .max(512, 'must be at most 512 characters')
   .regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
 
-export const referenceSchema = z.object({ id: idSchema });
+/** The message of the issue that names a key an input object does not have. */
+export const UNKNOWN_FIELD = 'unknown field';
+
+/**
+ * A field the official client (`@pieces.app/pieces-os-client`) can send that the service does not
+ * use: accepted whatever its value, and read as undefined, so nothing of it is kept. The input
+ * objects are strict: a key that is neither one of their fields nor one of these (a misspelling,
+ * say) is refused as an `unknown field` (src/validate.ts names it in `issues`).
+ */
+export const ignoredField = z
+  .unknown()
+  .transform(() => undefined)
+  .optional()
+  .meta({ description: 'Sent by the official client; accepted and ignored.' });
+
+/** The client's ReferencedConversation and ReferencedConversationMessage: `{ id }` (`reference` ignored). */
+export const referenceSchema = z.strictObject({ schema: ignoredField, id: idSchema, reference: ignoredField });
+
+/** The client's ReferencedModel: `{ id }`. */
+export const modelReferenceSchema = z.strictObject({ schema: ignoredField, id: idSchema });
 
 /** The API's GroupedTimestamp: `{ value: ISO 8601 }`. */
-export const timestampSchema = z.object({
+export const timestampSchema = z.strictObject({
+  schema: ignoredField,
   value: z.iso.datetime({ offset: true }),
   readable: z.string().max(200).optional(),
 });
@@ -23,15 +43,19 @@ export const timestampSchema = z.object({
 /** A text of up to {@link LIMITS.textChars} characters. */
 export const textSchema = z.string().max(LIMITS.textChars, `must be at most ${LIMITS.textChars} characters`);
 
-export const transferableStringSchema = z.object({
+export const transferableStringSchema = z.strictObject({
+  schema: ignoredField,
   raw: textSchema.optional(),
   base64: textSchema.optional(),
   base64_url: textSchema.optional(),
   data_url: textSchema.optional(),
 });
 
-export const fragmentSchema = z.object({
+/** The client's FragmentFormat (and SeededFragment): its text, and metadata kept as given; `bytes` is ignored. */
+export const fragmentSchema = z.strictObject({
+  schema: ignoredField,
   string: transferableStringSchema.optional(),
+  bytes: ignoredField,
   metadata: jsonObjectSchema.optional(),
 });
 
@@ -39,8 +63,13 @@ export const fragmentSchema = z.object({
 export const boundedArray = <T extends z.ZodType>(item: T, max: number = LIMITS.listItems) =>
   z.array(item).max(max, `must have at most ${max} items`);
 
-/** A list wrapper of references: `{ iterable: [{ id }] }`. */
-export const referenceListSchema = z.object({ iterable: boundedArray(referenceSchema, LIMITS.messagesPerConversation) });
+/** A list wrapper of references, the client's FlattenedConversationMessages: `{ iterable: [{ id }] }`. */
+export const referenceListSchema = z.strictObject({
+  schema: ignoredField,
+  iterable: boundedArray(referenceSchema, LIMITS.messagesPerConversation),
+  indices: ignoredField,
+  score: ignoredField,
+});
 
 export const nameSchema = z.string().max(MAX_NAME_LENGTH);
 

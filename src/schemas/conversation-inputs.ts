@@ -2,32 +2,49 @@ import { z } from 'zod';
 import {
   conversationTypeSchema,
   idSchema,
+  ignoredField,
   jsonObjectSchema,
+  modelReferenceSchema,
   nameSchema,
   referenceListSchema,
-  referenceSchema,
   timestampSchema,
 } from './common.js';
 
 /**
- * Body of `POST /conversation/update`: a Conversation. Only `id` is required; of the rest, the
- * mutable fields below are applied and everything else (timestamps, messages, links) is ignored:
- * links change through the associate/disassociate operations, messages through `/messages/create`.
+ * Body of `POST /conversation/update`: a Conversation, as the official client sends it (the whole
+ * record it read). Only `id` is required; of the rest, the mutable fields are applied and the
+ * others (timestamps, messages, links, score) are accepted and ignored: links change through the
+ * associate/disassociate operations, messages through `/messages/create`. Any other key is refused.
  */
-export const conversationUpdateSchema = z.object({
+export const conversationUpdateSchema = z.strictObject({
+  schema: ignoredField,
   id: idSchema,
   name: nameSchema.nullable().optional(),
   favorited: z.boolean().optional(),
   type: conversationTypeSchema.optional(),
-  model: referenceSchema.nullable().optional(),
+  model: modelReferenceSchema.nullable().optional(),
   application: jsonObjectSchema.optional(),
   pipeline: jsonObjectSchema.optional(),
   demo: z.boolean().optional(),
   deleted: timestampSchema.nullable().optional(),
+  created: ignoredField,
+  updated: ignoredField,
+  annotations: ignoredField,
+  messages: ignoredField,
+  assets: ignoredField,
+  websites: ignoredField,
+  anchors: ignoredField,
+  grounding: ignoredField,
+  score: ignoredField,
+  summaries: ignoredField,
 });
 
-/** The API's SeededScore: each true field adds one to that field of the record's Score. */
-export const seededScoreSchema = z.object({
+/**
+ * The API's SeededScore: each true field adds one to that field of the record's Score. `manual`
+ * and `automatic` are the service's own (the official client sends the other five).
+ */
+export const seededScoreSchema = z.strictObject({
+  schema: ignoredField,
   manual: z.boolean().optional(),
   automatic: z.boolean().optional(),
   priority: z.boolean().optional(),
@@ -37,14 +54,61 @@ export const seededScoreSchema = z.object({
   searched: z.boolean().optional(),
 });
 
+/** The SeededScoreIncrement keys of the official client besides `conversation`: each a SeededScore. */
+const OTHER_SCORE_KEYS = [
+  'asset',
+  'assets',
+  'website',
+  'websites',
+  'anchor',
+  'anchors',
+  'anchorPoint',
+  'anchorPoints',
+  'annotation',
+  'annotations',
+  'conversations',
+  'conversationMessage',
+  'conversationMessages',
+  'share',
+  'shares',
+  'sensitive',
+  'sensitives',
+  'hint',
+  'hints',
+  'person',
+  'persons',
+  'tag',
+  'tags',
+  'workstream_summary',
+  'workstream_summaries',
+  'workstream_events',
+  'workstream_event',
+  'ranges',
+  'range',
+  'workstream_pattern_engine_sources',
+  'workstream_pattern_engine_source',
+  'models',
+  'model',
+  'workstream_pattern_engine_source_windows',
+  'workstream_pattern_engine_source_window',
+] as const;
+
 /**
  * Body of scores/increment. Only `conversation` acts; the client's other keys (asset, website, …)
- * are validated and ignored, because the route names no record of those kinds.
+ * are validated as SeededScores and ignored, because the route names no record of those kinds.
  */
-export const seededScoreIncrementSchema = z.object({ conversation: seededScoreSchema.optional() }).catchall(seededScoreSchema);
+export const seededScoreIncrementSchema = z.strictObject({
+  schema: ignoredField,
+  conversation: seededScoreSchema.optional(),
+  ...(Object.fromEntries(OTHER_SCORE_KEYS.map((key) => [key, seededScoreSchema.optional()])) as Record<
+    (typeof OTHER_SCORE_KEYS)[number],
+    z.ZodOptional<typeof seededScoreSchema>
+  >),
+});
 
 /** Body of summarize: which messages to summarize (default: all of them). */
-export const conversationSummarizeInputSchema = z.object({
+export const conversationSummarizeInputSchema = z.strictObject({
+  schema: ignoredField,
   messages: referenceListSchema.optional(),
 });
 

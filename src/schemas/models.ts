@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonObjectSchema, nameSchema, openEnumSchema, timestampSchema } from './common.js';
+import { ignoredField, jsonObjectSchema, nameSchema, openEnumSchema, timestampSchema } from './common.js';
 
 export const modelUsageSchema = z.enum([
   'UNKNOWN',
@@ -29,10 +29,15 @@ export const modelUsageSchema = z.enum([
 
 export const modelTypeSchema = z.enum(['UNKNOWN', 'BALANCED', 'SPEED', 'ACCURACY']);
 
-const byteDescriptorSchema = z.object({ value: z.number().nonnegative(), readable: z.string() });
+const byteDescriptorSchema = z.strictObject({ schema: ignoredField, value: z.number().nonnegative(), readable: z.string() });
 
-/** Body of `POST /models/create`: a Model without id, loaded, downloading and score. */
-export const seededModelSchema = z.object({
+/**
+ * Body of `POST /models/create`: a SeededModel, exactly the keys the official client's
+ * SeededModel can send. A Model's `id`, `loaded`, `downloading` and `score` are the service's to
+ * say: the client never sends them in a seed, so they are refused like any unknown field.
+ */
+export const seededModelSchema = z.strictObject({
+  schema: ignoredField,
   version: z.string().min(1).max(128),
   created: timestampSchema,
   name: nameSchema.min(1),
@@ -55,16 +60,23 @@ export const seededModelSchema = z.object({
 });
 
 /**
- * Body of `POST /model/update`: a Model. Its `id` names the model; the SeededModel fields it
- * carries replace the stored ones; `loaded`, `downloaded`, `downloading` and `custom` are the
- * service's to say, and ignored.
+ * Body of `POST /model/update`: a Model, as the official client sends it. Its `id` names the model;
+ * the SeededModel fields it carries replace the stored ones; `loaded`, `downloaded`, `downloading`,
+ * `custom` and `score` are the service's to say, and ignored.
  */
-export const modelUpdateSchema = seededModelSchema
-  .omit({ downloaded: true, custom: true })
-  .partial()
-  .extend({ id: z.string().min(1).max(512) });
+export const modelUpdateSchema = seededModelSchema.partial().extend({
+  id: z.string().min(1).max(512),
+  downloaded: ignoredField,
+  custom: ignoredField,
+  loaded: ignoredField,
+  downloading: ignoredField,
+  score: ignoredField,
+});
 
-/** Body of models/{m}/delete/cache: `{}` or nothing; unknown keys are ignored. */
-export const modelDeleteCacheInputSchema = z.object({});
+/**
+ * Body of models/{m}/delete/cache: `{}` or nothing. The client's ModelDeleteCacheInput has only
+ * `schema`, which the service does not use; any other key is refused.
+ */
+export const modelDeleteCacheInputSchema = z.strictObject({ schema: ignoredField });
 
 export type SeededModel = z.infer<typeof seededModelSchema>;

@@ -7,28 +7,45 @@ import {
   conversationTypeSchema,
   fragmentSchema,
   idSchema,
+  ignoredField,
   jsonObjectSchema,
   mechanismSchema,
   messageRoleSchema,
+  modelReferenceSchema,
   nameSchema,
   openEnumSchema,
   referenceSchema,
   sentimentSchema,
   textSchema,
   timestampSchema,
+  UNKNOWN_FIELD,
 } from './common.js';
 
 /**
  * The client's Seeded* bodies: the fields a new record is made from. Required fields are the
- * client's; unknown keys are dropped, so newer clients that send more are still accepted.
+ * client's. Each object takes exactly the keys the official client's model can send (its
+ * `…ToJSON`): those the service does not use are {@link ignoredField}s, accepted and dropped, and
+ * any other key is refused as an unknown field. Free-form objects (`application`, `pipeline`, a
+ * message's `model`, `metadata`) are JSON objects kept as given.
  */
 
-export const seededMessageSchema = z.object({
+/** The client's SeededConversationMessage inside a SeededConversation: its `conversation` is the new one. */
+export const seededMessageSchema = z.strictObject({
+  schema: ignoredField,
   role: messageRoleSchema,
   fragment: fragmentSchema,
   sentiment: sentimentSchema.optional(),
   model: jsonObjectSchema.optional(),
   created: timestampSchema.optional(),
+  conversation: ignoredField,
+  assets: ignoredField,
+  ranges: ignoredField,
+  summaries: ignoredField,
+  tags: ignoredField,
+  messages: ignoredField,
+  workstream_events: ignoredField,
+  sources: ignoredField,
+  anchors: ignoredField,
 });
 
 /** Body of `POST /messages/create`: a message added at the end of its conversation. */
@@ -36,7 +53,8 @@ export const seededConversationMessageSchema = seededMessageSchema.extend({
   conversation: referenceSchema,
 });
 
-export const seededAnchorSchema = z.object({
+export const seededAnchorSchema = z.strictObject({
+  schema: ignoredField,
   type: anchorTypeSchema,
   fullpath: z.string().min(1).max(4_096),
   name: nameSchema.optional(),
@@ -44,9 +62,13 @@ export const seededAnchorSchema = z.object({
   platform: openEnumSchema.optional(),
   /** A conversation to link the new anchor to. */
   conversation: idSchema.optional(),
+  asset: ignoredField,
+  annotations: ignoredField,
+  persons: ignoredField,
 });
 
-export const seededAnnotationSchema = z.object({
+export const seededAnnotationSchema = z.strictObject({
+  schema: ignoredField,
   type: annotationTypeSchema,
   text: textSchema,
   mechanism: mechanismSchema.optional(),
@@ -54,64 +76,130 @@ export const seededAnnotationSchema = z.object({
   model: idSchema.optional(),
   /** The conversation the annotation belongs to. */
   conversation: idSchema.optional(),
+  asset: ignoredField,
+  person: ignoredField,
+  pseudo: ignoredField,
+  anchor: ignoredField,
+  workstream_summary: ignoredField,
+  messages: ignoredField,
+  assets: ignoredField,
+  persons: ignoredField,
+  anchors: ignoredField,
+  conversations: ignoredField,
+  websites: ignoredField,
+  tags: ignoredField,
+  summaries: ignoredField,
+  workstream_events: ignoredField,
 });
 
-export const seededConversationSchema = z.object({
+export const seededConversationSchema = z.strictObject({
+  schema: ignoredField,
   type: conversationTypeSchema,
   name: nameSchema.optional(),
   favorited: z.boolean().optional(),
   application: jsonObjectSchema.optional(),
-  model: referenceSchema.optional(),
+  model: modelReferenceSchema.optional(),
   pipeline: jsonObjectSchema.optional(),
   demo: z.boolean().optional(),
   /** Messages to start with, in order: a plain array, not a list wrapper. */
   messages: boundedArray(seededMessageSchema, LIMITS.messagesPerCreate).optional(),
-  anchors: boundedArray(seededAnchorSchema.omit({ conversation: true })).optional(),
-  annotations: boundedArray(seededAnnotationSchema.omit({ conversation: true })).optional(),
+  /** Anchors and annotations of the new conversation: a `conversation` they name is ignored. */
+  anchors: boundedArray(seededAnchorSchema.extend({ conversation: ignoredField })).optional(),
+  annotations: boundedArray(seededAnnotationSchema.extend({ conversation: ignoredField })).optional(),
+  assets: ignoredField,
+  websites: ignoredField,
 });
 
-const bareSeededAssetSchema = z.object({
+/** The client's SeededAssetMetadata: only `name` is used. */
+const seededAssetMetadataSchema = z.strictObject({
+  schema: ignoredField,
+  name: nameSchema.optional(),
+  mechanism: ignoredField,
+  tags: ignoredField,
+  websites: ignoredField,
+  sensitives: ignoredField,
+  persons: ignoredField,
+  annotations: ignoredField,
+  hints: ignoredField,
+  anchors: ignoredField,
+});
+
+const bareSeededAssetSchema = z.strictObject({
+  schema: ignoredField,
   application: jsonObjectSchema,
-  format: z.object({
+  format: z.strictObject({
+    schema: ignoredField,
     fragment: fragmentSchema.optional(),
     file: jsonObjectSchema.optional(),
     classification: jsonObjectSchema.optional(),
   }),
-  metadata: z.object({ name: nameSchema.optional() }).loose().optional(),
+  metadata: seededAssetMetadataSchema.optional(),
+  discovered: ignoredField,
+  available: ignoredField,
+  pseudo: ignoredField,
+  enrichment: ignoredField,
+  demo: ignoredField,
 });
+
+/** The keys of the client's Seed, the wrapper it sends an asset in; only `type` and `asset` are used. */
+const SEED_KEYS = new Set(['schema', 'type', 'asset', 'person', 'anchor', 'website']);
 
 /**
  * Body of `POST /assets/create`. The official client sends a Seed, `{ type: "SEEDED_ASSET",
- * asset: SeededAsset }`; a bare SeededAsset is accepted too.
+ * asset: SeededAsset }`; a bare SeededAsset is accepted too. A key the Seed does not have is
+ * refused, as in the asset itself.
  */
-export const seededAssetSchema = z.preprocess(
-  (value) => (isRecord(value) && value.type === 'SEEDED_ASSET' && isRecord(value.asset) ? value.asset : value),
-  bareSeededAssetSchema,
-);
+export const seededAssetSchema = z.preprocess((value, ctx) => {
+  if (!(isRecord(value) && value.type === 'SEEDED_ASSET' && isRecord(value.asset))) return value;
+  for (const key of Object.keys(value)) {
+    if (!SEED_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: UNKNOWN_FIELD, input: value });
+  }
+  return value.asset;
+}, bareSeededAssetSchema);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export const seededWebsiteSchema = z.object({
+export const seededWebsiteSchema = z.strictObject({
+  schema: ignoredField,
   url: z.string().min(1).max(8_192),
   name: nameSchema,
   mechanism: mechanismSchema.optional(),
   /** A conversation to link the new website to. */
   conversation: idSchema.optional(),
+  asset: ignoredField,
+  person: ignoredField,
 });
 
-export const seededWorkstreamSummarySchema = z.object({
+export const seededWorkstreamSummarySchema = z.strictObject({
+  schema: ignoredField,
   name: nameSchema,
   /** The model that wrote the summary; kept as given. */
   model: jsonObjectSchema,
   favorited: z.boolean().optional(),
+  events: ignoredField,
+  annotations: ignoredField,
+  ranges: ignoredField,
+  websites: ignoredField,
+  anchors: ignoredField,
+  assets: ignoredField,
+  conversations: ignoredField,
+  persons: ignoredField,
+  tags: ignoredField,
+  applications: ignoredField,
+  workstreamSummariesVector: ignoredField,
+  processing: ignoredField,
+  mechanism: ignoredField,
 });
 
-export const seededRangeSchema = z.object({
+export const seededRangeSchema = z.strictObject({
+  schema: ignoredField,
   from: timestampSchema.optional(),
   to: timestampSchema.optional(),
   between: z.boolean().optional(),
+  summary: ignoredField,
+  conversation: ignoredField,
 });
 
 export type SeededMessage = z.infer<typeof seededMessageSchema>;

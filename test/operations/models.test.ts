@@ -15,10 +15,19 @@ describe('models', () => {
 
   it('creates a custom model and lists it', async () => {
     const { service } = await serviceForTest();
-    const model = await service.createModel({ ...seededModel(), loaded: true, id: 'chosen-by-caller' } as never);
+    const model = await service.createModel(seededModel());
     expect(model).toMatchObject({ name: 'My Llama', custom: true, loaded: false, downloaded: false, usage: 'CODE_CONVERSATION' });
-    expect(model.id).not.toBe('chosen-by-caller');
     expect((await service.listModels()).iterable.map((m) => m.id)).toContain(model.id);
+  });
+
+  it("refuses a seed carrying a Model's own fields (the id is the service's to give), creating nothing", async () => {
+    const { service } = await serviceForTest();
+    const before = (await service.listModels()).iterable.length;
+    await expect(service.createModel({ ...seededModel(), loaded: true, id: 'chosen-by-caller' } as never)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { issues: expect.arrayContaining([expect.objectContaining({ path: ['id'], message: 'unknown field' })]) },
+    });
+    expect((await service.listModels()).iterable).toHaveLength(before);
   });
 
   it('answers CONFLICT naming the existing model for a duplicate', async () => {
@@ -75,7 +84,7 @@ describe('models', () => {
     await expect(service.deleteModelCache(embedder.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(service.deleteModelCache(summarizer.model.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(service.deleteModelCache('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(service.deleteModelCache(embedder.id, { extra: 'ignored' } as never)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(service.deleteModelCache(embedder.id, { extra: 'refused' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.deleteModelCache(embedder.id, 'not an object' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
