@@ -66,12 +66,15 @@ function serve(args: string[]): Promise<{ child: ChildProcess; url: string; outp
 }
 
 describe('conversation-model-service (the CLI)', () => {
-  it('answers --version and --help', async () => {
+  it('answers --version and --help (test/cli/usage.test.ts checks every command and every wrong line)', async () => {
     expect(await run(['--version'])).toMatchObject({ code: 0, out: expect.stringContaining(SERVICE_VERSION) });
     const help = await run(['--help']);
     expect(help.code).toBe(0);
-    expect(help.out).toMatch(/serve \[--port N\] \[--host H\] \[--data-dir DIR\]/);
-    expect(help.out).toMatch(/models list/);
+    expect(help.out).toMatch(/^ {2}serve /m);
+    expect(help.out).toMatch(/^ {2}models list /m);
+    const serveHelp = await run(['serve', '--help']);
+    expect(serveHelp.code).toBe(0);
+    expect(serveHelp.out).toMatch(/serve \[--port N\] \[--host H\] \[--data-dir DIR\]/);
   });
 
   it('serves, lists models, refuses a port and a data folder in use, and stops gracefully on SIGINT', async () => {

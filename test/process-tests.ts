@@ -12,11 +12,14 @@
 export const PROCESS_TESTS = [
   'test/package.test.ts', // npm pack, npm install, tsc, node in a fresh project
   'test/cli.test.ts', // the command
+  'test/cli/usage.test.ts', // the command, run with --help and wrong command lines
+  'test/cli/models-commands.test.ts', // the command's serve, and its model commands against it
   'test/start.test.ts', // npm start
   'test/entry-points.test.ts', // a node process per import traced
   'test/examples.test.ts', // the examples through tsx
   'test/conformance/official-client.test.ts', // the example server, through the official client
   'test/docs/docs-page.test.ts', // Chromium
+  'test/docs/readme-snippets.test.ts', // tsup, tsc, tsx and vitest over the README's snippets
   'test/security/browser.test.ts', // Chromium
   'test/models/downloads-clients.test.ts', // the command's `models pull`
   'test/models/downloads-full-disk.test.ts', // mount a tmpfs

@@ -1,8 +1,8 @@
 /**
  * A failed download as clients see it, over a real HTTP server on 127.0.0.1: the official client
  * (`@pieces.app/pieces-os-client`, unmodified) still parses the progress answer that carries the
- * extra `reason`, and `models pull` prints the reason and exits non-zero; into a pipe it prints a
- * line per change instead of carriage-return frames.
+ * extra `reason`, and `models pull` prints the reason and exits non-zero; into a pipe it prints
+ * plain lines (with the bytes received of the total) instead of a bar redrawn in place.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -99,16 +99,22 @@ describe('a failed download, as clients see it', () => {
     expect(stdout).not.toContain('\r');
   });
 
-  it('models pull into a pipe prints a line only when the status or the whole percentage changes', async () => {
+  it('models pull into a pipe prints plain lines, one per status and tenth of the way, with the bytes, then a success line', async () => {
     const { files, service, dataDir, api } = await setUp();
     const { model } = await modelFrom(service, dataDir, `${files.base}/files/model.gguf`, FILE.length);
     const { code, stdout, stderr } = await pull(model.id, api.url);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).not.toContain('\r');
+    // No carriage returns, no escapes: a log or a pipe gets lines.
+    expect(stdout).not.toMatch(/[\r\x1b]/);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toBe('COMPLETED 100%');
-    for (const line of lines) expect(line).toMatch(/^(INITIALIZED|IN-PROGRESS|COMPLETED) \d{1,3}%$/);
-    expect(lines.some((line) => line.startsWith('IN-PROGRESS'))).toBe(true);
-    expect(new Set(lines).size).toBe(lines.length);
+    expect(lines.at(-1)).toBe(`pulled ${model.id} (256 KiB)`);
+    const progress = lines.slice(0, -1);
+    expect(progress.at(-1)).toBe('COMPLETED 100%');
+    // The progress answer's bytesReceived and bytesTotal, as the command shows them.
+    for (const line of progress)
+      expect(line).toMatch(/^(INITIALIZED \d{1,3}%|IN-PROGRESS \d{1,3}% {2}[\d.]+ (B|KiB) \/ 256 KiB|COMPLETED 100%)$/);
+    expect(progress.some((line) => line.startsWith('IN-PROGRESS'))).toBe(true);
+    const tenths = progress.map((line) => `${line.split(' ')[0]} ${Math.floor(Number(/ (\d+)%/.exec(line)![1]) / 10)}`);
+    expect(new Set(tenths).size).toBe(tenths.length);
   });
 });

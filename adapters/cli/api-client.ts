@@ -1,0 +1,78 @@
+import { PROGRAM } from './command.js';
+import { CommandFailure } from './failures.js';
+
+/** How long one request may take: every route the commands call answers at once, a download included (it runs in the background). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The routes of a running server, as the model commands call them; every failure is a one-line {@link CommandFailure}. */
+export interface ApiClient {
+  /** The server's base URL, as messages name it. */
+  readonly url: string;
+  /** The answer's JSON; `undefined` for an empty answer (204). */
+  call<T>(method: 'GET' | 'POST', route: string): Promise<T>;
+}
+
+/** Why a request never got an answer, in a few words: fetch's own message is only "fetch failed". */
+function whyUnreachable(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  switch (cause?.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'unknown host';
+    case 'ECONNRESET':
+      return 'connection reset';
+    default:
+      // fetch refuses the ports browsers refuse (the "bad ports": 9, 25, 6000, …), before connecting.
+      if (cause?.message === 'bad port') return 'fetch refuses to connect to that port';
+      return cause?.message ?? (error as Error).message;
+  }
+}
+
+/** The message of an error answer (`{ "error": { "message" } }`), on one line, or the status when it has none. */
+function messageOf(status: number, statusText: string, text: string): string {
+  let message: unknown;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+  } catch {
+    // Not this service's error shape: a proxy's page, say.
+  }
+  const said = typeof message === 'string' && message ? message : `${status} ${statusText}`.trim();
+  const hint = status === 401 ? " Set API_TOKEN to the server's token." : '';
+  return `${said.replace(/\s+/g, ' ')}${hint}`;
+}
+
+/**
+ * A client of the server at `url` (no trailing slash), which sends `token` as
+ * `Authorization: Bearer` when set: `API_TOKEN`, as `serve` requires it of every request.
+ */
+export function createApiClient(url: string, token: string | undefined): ApiClient {
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  return {
+    url,
+    async call<T>(method: 'GET' | 'POST', route: string): Promise<T> {
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(`${url}${route}`, { method, headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        text = await response.text();
+      } catch (error) {
+        if ((error as Error).name === 'TimeoutError') {
+          throw new CommandFailure(`${url} did not answer ${method} ${route} within ${REQUEST_TIMEOUT_MS / 1000} s.`);
+        }
+        throw new CommandFailure(
+          `Cannot reach ${url} (${whyUnreachable(error)}). Is the server running (${PROGRAM} serve)? ` +
+            'Give its address with --url or --host and --port, or HOST and PORT.',
+        );
+      }
+      if (!response.ok) throw new CommandFailure(messageOf(response.status, response.statusText, text));
+      if (!text) return undefined as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new CommandFailure(`${url} answered ${method} ${route} with something other than JSON: is it this service?`);
+      }
+    },
+  };
+}

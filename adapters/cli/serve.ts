@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { type Command, PROGRAM } from './command.js';
+import { CommandFailure } from './failures.js';
+import { parsePort } from './port.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './server-address.js';
+
+/** What `serve` needs beside the package: optional peer dependencies, which only it loads. */
+const HTTP_PACKAGES = ['hono', '@hono/node-server'] as const;
+
+/** Whether `name` resolves from here, as the HTTP adapter's own imports resolve it. */
+function installed(name: string): boolean {
+  try {
+    import.meta.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The service, the HTTP server and the options read from the environment, loaded when `serve`
+ * runs: the other commands (`--help`, `version`, `models …`) start faster without them, and work
+ * without hono and @hono/node-server installed. Without those `serve` says, in one line, what to
+ * install.
+ */
+async function loadServer() {
+  try {
+    const [core, server, environment] = await Promise.all([
+      import('../../src/index.js'),
+      import('../hono/serve.js'),
+      import('./environment.js'),
+    ]);
+    return { createService: core.createService, ...server, ...environment };
+  } catch (error) {
+    const missingOne =
+      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      HTTP_PACKAGES.some((name) => (error as Error).message.includes(`Cannot find package '${name}'`));
+    if (!missingOne) throw error;
+    const missing = HTTP_PACKAGES.filter((name) => !installed(name));
+    const names = missing.length > 0 ? missing : HTTP_PACKAGES;
+    throw new CommandFailure(`${PROGRAM} serve needs ${HTTP_PACKAGES.join(' and ')} installed beside it: npm install ${names.join(' ')}`);
+  }
+}
+
+/**
+ * When this process runs under a wrapper (`npm start`, a process manager), a stop can reach it
+ * twice: a terminal's Ctrl-C signals the whole process group (systemd's stop, every process of the
+ * service), and npm passes on to its script the signal it got itself. A repeat within this time is
+ * that echo, not a second request; a later one stops at once.
+ */
+const ECHO_MS = 1_000;
+
+/** Stops `running` gracefully on SIGINT and SIGTERM, and at once on a second one. */
+function stopOnSignals(running: { server: { close(): Promise<void> }; service: { close(): Promise<void> } }): void {
+  let stoppingSince: number | undefined;
+  const stop = async (signal: string) => {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < ECHO_MS) return;
+      // A second signal: no more waiting for requests; the data is flushed by close() on its way out.
+      console.log(`${signal} again: stopping now.`);
+      await running.service.close().catch(() => undefined);
+      process.exit(1);
+    }
+    stoppingSince = performance.now();
+    console.log(`${signal}: finishing the requests under way, then stopping (again to stop at once).`);
+    try {
+      await running.server.close();
+      await running.service.close();
+    } catch (error) {
+      console.error(`Stopping failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** `serve`: the HTTP server over a data folder, until a signal stops it. */
+export const serve: Command = {
+  path: ['serve'],
+  summary: 'Serves the API over HTTP (default http://127.0.0.1:39300, data in ./data).',
+  flags: {
+    port: { type: 'string', short: 'p', value: 'N', description: 'the port to listen on (default: PORT, else 39300; 0 for any free one)' },
+    host: { type: 'string', value: 'H', description: 'the address to listen on (default: HOST, else 127.0.0.1)' },
+    'data-dir': { type: 'string', value: 'DIR', description: 'the data folder (default: DATA_DIR, else ./data)' },
+    'log-requests': { type: 'boolean', description: 'prints a line per request' },
+  },
+  details: `Environment: PORT, HOST, DATA_DIR (flags win), API_TOKEN (required off loopback), ALLOWED_ORIGINS,
+ALLOWED_HOSTS, DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL.
+Ctrl-C (SIGINT) or SIGTERM stops it gracefully; another, a second or more later, stops at once.
+Needs hono and @hono/node-server installed beside the package.`,
+  async run({ strings, flags }) {
+    // The command line is checked before anything loads or opens: a usage error changes nothing.
+    const env = process.env;
+    const portText = strings.port ?? (env.PORT || undefined);
+    const port = portText === undefined ? undefined : parsePort(portText, strings.port !== undefined ? '--port' : 'PORT', true);
+    // Before the data folder is opened (and made): without the HTTP packages there is nothing to serve.
+    const { createService, startHttpServer, serverOptionsFrom, serviceOptionsFrom } = await loadServer();
+    const dataDir = strings['data-dir'] ?? env.DATA_DIR ?? 'data';
+    // An empty HOST or PORT counts as unset, as in the model commands.
+    const host = strings.host ?? (env.HOST || DEFAULT_HOST);
+    let service: Awaited<ReturnType<typeof createService>>;
+    try {
+      // --host counts as HOST: off loopback, downloads may not reach this machine's network.
+      service = await createService(serviceOptionsFrom({ ...env, HOST: host }, dataDir));
+    } catch (error) {
+      throw new CommandFailure(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
+    }
+    const options = { ...serverOptionsFrom(env), host, port: port ?? DEFAULT_PORT };
+    let server: Awaited<ReturnType<typeof startHttpServer>>;
+    try {
+      server = await startHttpServer(service, {
+        ...options,
+        ...(flags.has('log-requests') ? { requestLog: (line: string) => console.log(line) } : {}),
+      });
+    } catch (error) {
+      await service.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new CommandFailure(
+        code === 'EADDRINUSE'
+          ? `Port ${options.port} on ${host} is in use: stop what listens there, or choose another with --port.`
+          : (error as Error).message,
+      );
+    }
+    console.log(`Listening on ${server.url} (data in ${dataDir})`);
+    stopOnSignals({ server, service });
+  },
+};
