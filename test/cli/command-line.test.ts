@@ -143,14 +143,14 @@ describe('the help', () => {
 
 describe('the tables', () => {
   const models = [
-    { id: 'builtin', name: 'Built in', custom: false, downloaded: true, loaded: true, ram: { value: 64 * 1024 * 1024 }, cpu: true },
+    { id: 'builtin', name: 'Built in', custom: false, downloaded: true, loaded: true, ram: { value: 64 * 1024 * 1024, readable: '64 MiB' }, cpu: true },
     {
       id: 'big',
       name: 'Big one',
       custom: true,
       downloaded: false,
       downloading: true,
-      bytes: { value: 4.7e9 },
+      bytes: { value: 4.7e9, readable: '4.7 GB' },
       loadFailure: { reason: 'killed by SIGABRT', at: '2026-01-01T00:00:00.000Z' },
     },
   ];
