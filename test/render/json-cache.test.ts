@@ -82,6 +82,26 @@ describe('ConversationJsonCache', () => {
     expect(await cache.get(v, 'c-2', false)).toBe(big);
   });
 
+  it('keeps a conversation read often while many others come and go, and lets the others go oldest first', async () => {
+    const { ids, view } = await storeOf(1001);
+    // Room for 100 conversations.
+    const cache = new ConversationJsonCache(100 * 1000);
+    const v = await view();
+    const json = 'x'.repeat(1000);
+    const [hot, ...others] = ids;
+    expect(await read(cache, v, hot!, json)).toBe('miss');
+    // 1,000 others, each read three times in a row (once full: remembered, admitted, hit), and the
+    // hot one after every fifth.
+    for (let i = 0; i < others.length; i++) {
+      expect((await inTurn(cache, v, [others[i]!, others[i]!, others[i]!], json)).at(-1)).toBe('hit');
+      if (i % 5 === 4) expect(await read(cache, v, hot!, json)).toBe('hit');
+    }
+    // The others that stayed are the newest: the cache is full, and the oldest went first.
+    expect(await cache.get(v, others.at(-1)!, false)).toBe(json);
+    expect(await cache.get(v, others[0]!, false)).toBeUndefined();
+    expect(await cache.get(v, others.at(-120)!, false)).toBeUndefined();
+  });
+
   it('keeps nothing with a budget of 0, or larger than its budget', async () => {
     const { view } = await storeOf(1);
     const v = await view();
