@@ -33,15 +33,26 @@ if (mode === 'serve') {
   // The bare write route reads the same body as POST /messages/create (Hono's own c.req.json)
   // and answers a constant of the size of a created message.
   const message = await service.createMessage({ ...WRITE_BODY, conversation: { id: ids.conversations[0]! } });
+  // And one of the size of a conversation's messages, for GET /conversation/{id}/messages.
+  const constantMessages = await service.listConversationMessages(ids.conversations[0]!, { transferables: false });
   const app = new Hono();
   app.get('/bare', (c) => c.json(constant));
+  app.get('/bare-messages', (c) => c.json(constantMessages));
   app.post('/bare-write', async (c) => {
     await c.req.json();
     return c.json(message);
   });
   app.route('/', createHonoRouter(service));
   serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-    console.log(JSON.stringify({ port: info.port, openMs, rss, bodyBytes: JSON.stringify(constant).length }));
+    console.log(
+      JSON.stringify({
+        port: info.port,
+        openMs,
+        rss,
+        bodyBytes: JSON.stringify(constant).length,
+        messagesBodyBytes: JSON.stringify(constantMessages).length,
+      }),
+    );
   });
   process.on('SIGTERM', () => process.exit(0));
 } else {

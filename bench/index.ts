@@ -2,8 +2,9 @@
  * `npm run bench`: the JSON-file repository against the first release's whole-file lowdb write,
  * at 100, 1,000 and 10,000 conversations (~20 messages and a few links each). Measures, in one
  * run: link mutations per second and p50/p99 latency in-process and over HTTP with 50 concurrent
- * clients; GET /conversation/{id}?transferables=false against a bare Hono route answering a
- * constant object of the same size; the time to open each store and the process RSS.
+ * clients; GET /conversation/{id} and GET /conversation/{id}/messages (?transferables=false) against
+ * bare Hono routes answering constant objects of the same sizes; durable POST /messages/create
+ * against a bare route reading the same body; the time to open each store and the process RSS.
  *
  * The machine is shared and its speed drifts, so sizes are not measured one after the other:
  * every subject is measured once per round, rounds alternate between subjects, and each figure is
@@ -160,7 +161,10 @@ for (const size of SIZES) {
   console.error(`built ${size} conversations`);
 }
 
-const servers = new Map<Subject, { child: ChildProcess; port: number; openMs: number; rss: number; bodyBytes: number }>();
+const servers = new Map<
+  Subject,
+  { child: ChildProcess; port: number; openMs: number; rss: number; bodyBytes: number; messagesBodyBytes: number }
+>();
 try {
   // In-process: each run is a fresh process on the store as the last run left it.
   const inProcess = new Runs<Figures & { openMs: number; rss: number }>();
@@ -187,19 +191,31 @@ try {
   for (const subject of subjects) {
     const server = startChild(['serve', subject.store, subject.file, subject.idsFile]);
     const ready = await server.firstLine;
-    servers.set(subject, { child: server.child, port: ready.port!, openMs: ready.openMs!, rss: ready.rss!, bodyBytes: ready.bodyBytes! });
+    servers.set(subject, {
+      child: server.child,
+      port: ready.port!,
+      openMs: ready.openMs!,
+      rss: ready.rss!,
+      bodyBytes: ready.bodyBytes!,
+      messagesBodyBytes: ready.messagesBodyBytes!,
+    });
   }
   const mutations = new Runs<Figures & { failed: number }>();
   const gets = new Runs<{ bare: number; hot: number; spread: number }>();
+  const messageGets = new Runs<{ bare: number; hot: number; spread: number }>();
   const writes = new Runs<{ bare: number; create: number; p50: number; p99: number }>();
-  const spreadPaths = new Map<Subject, () => string>();
+  const spreadPaths = new Map<Subject, { conversation: () => string; messages: () => string }>();
   for (const subject of subjects.filter((s) => s.store === 'journal')) {
-    let n = 0;
     const ids = subject.ids.conversations;
-    spreadPaths.set(subject, () => `/conversation/${ids[(n++ * 7919) % ids.length]}?transferables=false`);
+    const spread = (suffix: string) => {
+      let n = 0;
+      return () => `/conversation/${ids[(n++ * 7919) % ids.length]}${suffix}?transferables=false`;
+    };
+    const paths = { conversation: spread(''), messages: spread('/messages') };
+    spreadPaths.set(subject, paths);
     // One unmeasured pass reads every conversation once: the first read of a record since the
     // store opened also freezes it, a one-time cost that is not what a long-running service pays.
-    await load(servers.get(subject)!.port, spreadPaths.get(subject)!, 'GET', ids.length);
+    await load(servers.get(subject)!.port, paths.conversation, 'GET', ids.length);
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const subject of subjects) {
@@ -216,11 +232,24 @@ try {
       // One conversation read over and over (a client polling the open conversation), then reads
       // spread over every conversation.
       const hot = await load(port, () => get, 'GET');
-      const spread = await load(port, spreadPaths.get(subject)!, 'GET');
+      const spread = await load(port, spreadPaths.get(subject)!.conversation, 'GET');
       const bareAfter = await load(port, () => '/bare', 'GET');
       gets.add(subject, { bare: (bareBefore.perSecond + bareAfter.perSecond) / 2, hot: hot.perSecond, spread: spread.perSecond });
       console.error(
         `  GET at ${subject.size}: bare ${bareBefore.perSecond.toFixed(0)} and ${bareAfter.perSecond.toFixed(0)}, one ${hot.perSecond.toFixed(0)}, spread ${spread.perSecond.toFixed(0)} req/s`,
+      );
+      // The same for a conversation's messages, against a bare route answering a constant list of messages.
+      const bareMessagesBefore = await load(port, () => '/bare-messages', 'GET');
+      const hotMessages = await load(port, () => `/conversation/${subject.ids.conversations[0]}/messages?transferables=false`, 'GET');
+      const spreadMessages = await load(port, spreadPaths.get(subject)!.messages, 'GET');
+      const bareMessagesAfter = await load(port, () => '/bare-messages', 'GET');
+      messageGets.add(subject, {
+        bare: (bareMessagesBefore.perSecond + bareMessagesAfter.perSecond) / 2,
+        hot: hotMessages.perSecond,
+        spread: spreadMessages.perSecond,
+      });
+      console.error(
+        `  GET messages at ${subject.size}: bare ${bareMessagesBefore.perSecond.toFixed(0)} and ${bareMessagesAfter.perSecond.toFixed(0)}, one ${hotMessages.perSecond.toFixed(0)}, spread ${spreadMessages.perSecond.toFixed(0)} req/s`,
       );
     }
     console.error(`HTTP round ${round + 1} of ${ROUNDS}`);
@@ -265,20 +294,34 @@ try {
     );
   }
 
-  console.log(
-    `\nGET /conversation/{id}?transferables=false against a bare Hono route (same body size); ratios are to the bare route; medians of ${ROUNDS} rounds`,
+  const getTable = (
+    title: string,
+    runsOf: (s: Subject) => { bare: number; hot: number; spread: number }[],
+    bytes: (s: Subject) => number,
+  ) => {
+    console.log(`\n${title}; ratios are to the bare route, measured before and after ours in each round; medians of ${ROUNDS} rounds`);
+    console.log('| conversations | body bytes | bare req/s | one conversation req/s | ratio | spread over all req/s | ratio |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const s of subjects.filter((subject) => subject.store === 'journal')) {
+      const runs = runsOf(s);
+      // Each ratio is taken within a round, then the median over rounds.
+      const ratio = (key: 'hot' | 'spread') => fixed(median(runs.map((r) => r[key] / r.bare)), 2);
+      const rate = (key: 'bare' | 'hot' | 'spread') => fixed(median(runs.map((r) => r[key])), 0);
+      console.log(
+        `| ${s.size} | ${bytes(s)} | ${rate('bare')} | ${rate('hot')} | ${ratio('hot')} | ${rate('spread')} | ${ratio('spread')} |`,
+      );
+    }
+  };
+  getTable(
+    'GET /conversation/{id}?transferables=false against a bare Hono route answering a constant conversation of the same size with c.json',
+    (s) => gets.of(s),
+    (s) => servers.get(s)!.bodyBytes,
   );
-  console.log('| conversations | body bytes | bare req/s | one conversation req/s | ratio | spread over all req/s | ratio |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const s of subjects.filter((subject) => subject.store === 'journal')) {
-    const runs = gets.of(s);
-    // Each ratio is taken within a round, then the median over rounds.
-    const ratio = (key: 'hot' | 'spread') => fixed(median(runs.map((r) => r[key] / r.bare)), 2);
-    const rate = (key: 'bare' | 'hot' | 'spread') => fixed(median(runs.map((r) => r[key])), 0);
-    console.log(
-      `| ${s.size} | ${servers.get(s)!.bodyBytes} | ${rate('bare')} | ${rate('hot')} | ${ratio('hot')} | ${rate('spread')} | ${ratio('spread')} |`,
-    );
-  }
+  getTable(
+    'GET /conversation/{id}/messages?transferables=false against a bare Hono route answering a constant list of messages of the same size with c.json',
+    (s) => messageGets.of(s),
+    (s) => servers.get(s)!.messagesBodyBytes,
+  );
 
   console.log(
     `\nPOST /messages/create (durable: fsync) against a bare Hono route reading the same body with c.req.json(); ratios are to the bare route; medians of ${ROUNDS} rounds`,

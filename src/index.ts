@@ -5,6 +5,7 @@ export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
 export type { DownloadOptions } from './models/download-options.js';
 export { createLocalModelRegistry, type LocalModelRegistryOptions } from './models/local-registry.js';
 export type { ListOptions, ReadOptions } from './operations/context.js';
+export type { JsonPage } from './operations/conversations.js';
 export { isLlm, LLM_USAGES } from './operations/models.js';
 export type {
   ChatMessage,

@@ -21,6 +21,7 @@ import { type DownloadOptions, resolveDownloadOptions } from './models/download-
 import { createDownloads } from './models/downloads.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
 import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
+import type { JsonPage } from './operations/conversations.js';
 import * as conversations from './operations/conversations.js';
 import * as links from './operations/links.js';
 import * as lifecycle from './operations/model-lifecycle.js';
@@ -116,6 +117,11 @@ export interface Service extends LinkMethods {
    */
   getConversationJsonPieces(conversation: string, options?: ReadOptions): Promise<string | Iterable<string>>;
   listConversationMessages(conversation: string, options?: ListOptions): Promise<ConversationMessages>;
+  /**
+   * The answer of `listConversationMessages`, serialized as `getConversationJsonPieces` serializes
+   * the conversation (cached while unchanged; a long page in pieces), with the page's `next`.
+   */
+  listConversationMessagesJsonPieces(conversation: string, options?: ListOptions): Promise<JsonPage>;
   renameConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
   summarizeConversation(conversation: string, input?: ConversationSummarizeInput): Promise<ConversationSummarizeOutput>;
   updateConversation(conversation: ConversationUpdateInput, options?: ReadOptions): Promise<Conversation>;
@@ -231,6 +237,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     getConversationJson: (id, read) => conversations.getConversationJson(ctx, id, read),
     getConversationJsonPieces: (id, read) => conversations.getConversationJsonPieces(ctx, id, read),
     listConversationMessages: (id, read) => conversations.listConversationMessages(ctx, id, read),
+    listConversationMessagesJsonPieces: (id, read) => conversations.listConversationMessagesJsonPieces(ctx, id, read),
     renameConversation: (id, read) => renameConversation(ctx, id, read),
     summarizeConversation: (id, input) => summarizeConversation(ctx, id, input),
     updateConversation: (body, read) => conversations.updateConversation(ctx, body, read),

@@ -2,7 +2,7 @@ import type { Context, Handler } from 'hono';
 import type { ListOf, Service } from '../../src/index.js';
 import type { RouterEnv } from './errors.js';
 import { jsonAnswer, jsonTextAnswer } from './json-answer.js';
-import type { JsonText, Route } from './route.js';
+import type { RenderedJson, Route } from './route.js';
 
 /** Sends what a route's `call` resolved to; each takes the value its answer kind gives (the table checked that). */
 type Answer = (c: Context<RouterEnv>, value: never) => Response;
@@ -10,19 +10,28 @@ type Answer = (c: Context<RouterEnv>, value: never) => Response;
 const noContent: Answer = (c) => c.body(null, 204);
 const text: Answer = (c, value: string) => c.text(value);
 const json: Answer = (c, value: unknown) => jsonAnswer(c, value);
-const renderedJson: Answer = (c, value: JsonText) => jsonTextAnswer(c, value);
 
 /**
- * A page of a list: the body as the service answers it, and, when there is more, a `Link` header
- * to the next page (RFC 8288), which clients that only parse the body's known fields can still read.
+ * When a page of a list has more after it, a `Link` header to the next page (RFC 8288), which
+ * clients that only parse the body's known fields can still read. Set before the body is made.
  */
+function linkToNext(c: Context<RouterEnv>, next: number | undefined): void {
+  if (next === undefined) return;
+  const url = new URL(c.req.url);
+  url.searchParams.set('offset', String(next));
+  c.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
+}
+
+/** A page of a list: the body as the service answers it, and a link to the next page. */
 const page: Answer = (c, list: ListOf<unknown>) => {
-  if (list.next !== undefined) {
-    const url = new URL(c.req.url);
-    url.searchParams.set('offset', String(list.next));
-    c.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
-  }
+  linkToNext(c, list.next);
   return jsonAnswer(c, list);
+};
+
+/** JSON the service rendered itself, and for a page, a link to the next. */
+const renderedJson: Answer = (c, rendered: RenderedJson) => {
+  linkToNext(c, rendered.next);
+  return jsonTextAnswer(c, rendered.text);
 };
 
 /** How a route's answer is sent, from its table entry. */

@@ -11,8 +11,14 @@ export type AnswerName = keyof typeof answerSchemas;
 /** 200 with the JSON of this schema, 204 with no body (`none`), or 200 text/plain (`text`). */
 export type AnswerKind = AnswerName | 'none' | 'text';
 
-/** JSON text the service rendered itself (a cached conversation): one string, or pieces that joined are the text. */
+/** JSON text the service rendered itself (a cached answer): one string, or pieces that joined are the text. */
 export type JsonText = string | Iterable<string>;
+
+/** A rendered answer: its text, and for a page of a list, the offset of the next page. */
+export interface RenderedJson {
+  readonly text: JsonText;
+  readonly next?: number;
+}
 
 /** What a route's `call` resolves to for its answer: the schema's output type, so the document cannot promise what the service does not answer. */
 export type AnswerOf<A extends AnswerKind, Rendered extends boolean> = A extends 'none'
@@ -22,7 +28,7 @@ export type AnswerOf<A extends AnswerKind, Rendered extends boolean> = A extends
     ? string
     : A extends AnswerName
       ? Rendered extends true
-        ? JsonText
+        ? RenderedJson
         : z.output<(typeof answerSchemas)[A]>
       : never;
 
@@ -45,7 +51,7 @@ export interface Route<A extends AnswerKind = AnswerKind, Rendered extends boole
   /** The JSON body; optional on the wire (an empty body means "no input") unless `required`. */
   readonly body?: { readonly schema: InputName; readonly required?: boolean };
   readonly answer: A;
-  /** The service renders this answer's JSON itself (see {@link JsonText}). */
+  /** The service renders this answer's JSON itself (see {@link RenderedJson}). */
   readonly rendered?: Rendered;
   /** Errors this route answers besides the ones every route can (invalid input, token, origin; body limits for POST). */
   readonly errors?: readonly ErrorCode[];

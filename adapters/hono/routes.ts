@@ -93,7 +93,7 @@ export const ROUTES: readonly Route[] = [
     errors: NOT_FOUND,
     // The spec declares 410 for an unknown conversation on this route alone.
     statuses: { NOT_FOUND: 410 },
-    call: (service, c) => service.getConversationJsonPieces(param(c, 'conversation'), readTransferables(c)),
+    call: async (service, c) => ({ text: await service.getConversationJsonPieces(param(c, 'conversation'), readTransferables(c)) }),
   }),
   route({
     method: 'get',
@@ -103,8 +103,10 @@ export const ROUTES: readonly Route[] = [
     summary: "A conversation's messages, in order (paged with limit and offset).",
     query: 'list',
     answer: 'ConversationMessages',
+    // Cached JSON text, as the conversation's.
+    rendered: true,
     errors: NOT_FOUND,
-    call: (service, c) => service.listConversationMessages(param(c, 'conversation'), readListOptions(c)),
+    call: (service, c) => service.listConversationMessagesJsonPieces(param(c, 'conversation'), readListOptions(c)),
   }),
   route({
     method: 'post',

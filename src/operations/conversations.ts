@@ -5,7 +5,7 @@ import { LIMITS } from '../limits.js';
 import type { AnchorRecord, AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { deleteRecord } from '../relations.js';
 import { ConversationSnapshot, conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
-import { conversationJson } from '../render/conversation-json.js';
+import { conversationJson, conversationMessagesJson } from '../render/conversation-json.js';
 import { readStamps } from '../render/json-cache.js';
 import { jsonChunks } from '../render/json-chunks.js';
 import { boundedArray } from '../schemas/common.js';
@@ -129,19 +129,61 @@ export async function getConversationJsonPieces(
 ): Promise<string | Iterable<string>> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
+  const rendering = render.transferables ? 't' : 'f';
   const answer = await ctx.repository.read(async (view) => {
-    const cached = await ctx.conversationJson.get(view, id, render.transferables);
-    if (cached !== undefined) return cached;
+    const cached = await ctx.conversationJson.get(view, id, rendering);
+    if (cached !== undefined) return cached.json;
     const stamps = await readStamps(view, id);
     if (!stamps) throw notFound('conversation', id);
     const snapshot = await conversationSnapshot(view, stamps.conversation);
     if (stamps.conversation.messages.length > SLICED_RENDER_MESSAGES) return snapshot;
     const json = conversationJson(snapshot, render);
-    ctx.conversationJson.set(stamps, render.transferables, json);
+    ctx.conversationJson.set(stamps, rendering, { json });
     return json;
   });
   if (typeof answer === 'string') return answer;
   return jsonChunks(await renderConversationInSlices(answer, render));
+}
+
+/** A serialized answer as a transport sends it: one string, or pieces that joined are the text; and a page's `next`. */
+export interface JsonPage {
+  readonly text: string | Iterable<string>;
+  /** The offset of the next page, when more follow. */
+  readonly next?: number;
+}
+
+/**
+ * {@link listConversationMessages}'s answer, serialized, as {@link getConversationJsonPieces} is
+ * for the conversation: served from the same cache while the conversation, its messages and its
+ * annotations are unchanged; a page of more than {@link SLICED_RENDER_MESSAGES} messages is
+ * serialized as it is sent, and not cached.
+ */
+export async function listConversationMessagesJsonPieces(
+  ctx: OperationContext,
+  conversationId: string,
+  options?: ListOptions,
+): Promise<JsonPage> {
+  const id = parseId(conversationId, 'conversation id');
+  const page = pageOptions(options, LIMITS.messagesPerConversation);
+  const rendering = `m${page.transferables ? 't' : 'f'}${page.offset}:${page.limit}`;
+  const answer = await ctx.repository.read(async (view) => {
+    const cached = await ctx.conversationJson.get(view, id, rendering);
+    if (cached !== undefined) return cached;
+    const stamps = await readStamps(view, id);
+    if (!stamps) throw notFound('conversation', id);
+    // Only the page's messages are read (and one past it, to know whether more follow).
+    const snapshot = await conversationSnapshot(view, stamps.conversation, undefined, {
+      start: page.offset,
+      end: page.offset + page.limit + 1,
+    });
+    if (Math.min(page.limit, stamps.conversation.messages.length - page.offset) > SLICED_RENDER_MESSAGES) return snapshot;
+    const rendered = conversationMessagesJson(snapshot, page);
+    ctx.conversationJson.set(stamps, rendering, rendered);
+    return rendered;
+  });
+  if (!(answer instanceof ConversationSnapshot)) return { text: answer.json, ...(answer.next === undefined ? {} : { next: answer.next }) };
+  const messages = await renderMessagesInSlices(answer, page);
+  return { text: jsonChunks(messages), ...(messages.next === undefined ? {} : { next: messages.next }) };
 }
 
 /** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */

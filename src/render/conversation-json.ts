@@ -3,9 +3,12 @@ import {
   type ConversationSnapshot,
   coverageOf,
   OPTIONAL_CONVERSATION_FIELDS,
+  type PageOptions,
   renderAnnotation,
   renderConversation,
+  renderMessages,
 } from './conversation.js';
+import type { CachedJson } from './json-cache.js';
 import type { RenderOptions } from './lists.js';
 
 // The JSON of `renderConversation`, written straight from the records: byte for byte the same text
@@ -59,6 +62,49 @@ export function conversationJson(snapshot: ConversationSnapshot, options: Render
     if (value !== undefined) out += `,"${field}":${json(value)}`;
   }
   return `${out}}`;
+}
+
+/**
+ * A page of the conversation's messages as `renderMessages` answers it, serialized (byte for byte
+ * the text of `JSON.stringify(renderMessages(...))`), with its `next`. The snapshot holds at least
+ * the page's messages and the one after it.
+ */
+export function conversationMessagesJson(snapshot: ConversationSnapshot, options: PageOptions): CachedJson {
+  const slowly = () => {
+    const messages = renderMessages(snapshot, options);
+    return { json: JSON.stringify(messages), ...(messages.next === undefined ? {} : { next: messages.next }) };
+  };
+  const coverage = coverageOf(snapshot);
+  const first = options.offset ?? 0;
+  const end = first + (options.limit ?? Number.POSITIVE_INFINITY);
+  const ids = snapshot.conversation.messages;
+  let iterable = '';
+  let indices = '';
+  let next: number | undefined;
+  // As renderMessages counts: a message without a record is not counted, one not read (outside the page) is.
+  let position = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const message = snapshot.messages[i];
+    if (message === undefined) continue;
+    if (position >= end) {
+      next = position;
+      break;
+    }
+    if (position >= first && message !== null) {
+      const written = messageJson(message, options.transferables, coverage.get(id));
+      // `indices` is an object in renderMessages: an integer-like or special key would move.
+      if (written === undefined || INDEX_LIKE.test(id) || id === '__proto__') return slowly();
+      const comma = iterable === '' ? '' : ',';
+      iterable += `${comma}${written}`;
+      indices += `${comma}${json(id)}:${position}`;
+    }
+    position++;
+  }
+  // A repeated id is one key of that object: rare enough (only a hand-edited file has one) to check last.
+  if (ids.length > 1 && new Set(ids).size !== ids.length) return slowly();
+  const text = `{"iterable":[${iterable}],"indices":{${indices}}${next === undefined ? '' : `,"next":${next}`}}`;
+  return next === undefined ? { json: text } : { json: text, next };
 }
 
 /** A message as `renderMessage` answers it, serialized. */

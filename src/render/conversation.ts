@@ -59,7 +59,8 @@ export function renderAnnotation(annotation: AnnotationRecord): Annotation {
   return rendered;
 }
 
-type PageOptions = RenderOptions & { readonly limit?: number; readonly offset?: number };
+/** How a page of messages is answered: with or without transferables, from `offset`, at most `limit`. */
+export type PageOptions = RenderOptions & { readonly limit?: number; readonly offset?: number };
 
 /**
  * The conversation's messages, in order, as `{ iterable, indices }`; with `page`, only that page,

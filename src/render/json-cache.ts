@@ -25,9 +25,15 @@ export async function readStamps(view: ReadView, id: string): Promise<Conversati
   return { conversation, version, messages, annotations };
 }
 
+/** A serialized answer; for a page of a list, with the offset of the next page when more follow. */
+export interface CachedJson {
+  readonly json: string;
+  readonly next?: number;
+}
+
 interface Entry {
   readonly stamps: ConversationStamps;
-  readonly json: string;
+  readonly answer: CachedJson;
   /** The read count when it last took the newest place (see {@link ConversationJsonCache.get}). */
   placed: number;
 }
@@ -36,7 +42,8 @@ interface Entry {
 const FIRST_GUESS_ENTRY_BYTES = 4096;
 
 /**
- * Serialized conversations, kept while they are still true: an entry is valid exactly when the
+ * Serialized answers about conversations (the conversation itself, pages of its messages), kept
+ * while they are still true: an entry is valid exactly when the
  * version stamps of the conversation and of each of its messages and annotations are still those
  * it was rendered from (see {@link ReadView.versions}); checking that reads no record, far less
  * than reading and serializing them again. Least recently used entries
@@ -59,8 +66,13 @@ export class ConversationJsonCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  async get(view: ReadView, id: string, transferables: boolean): Promise<string | undefined> {
-    const key = `${transferables ? 't' : 'f'}${id}`;
+  /**
+   * The answer `rendering` of conversation `id` (a short name for which answer it is, and how:
+   * `f` the conversation without transferables, `mt0:100` a page of its messages), if cached and
+   * still true.
+   */
+  async get(view: ReadView, id: string, rendering: string): Promise<CachedJson | undefined> {
+    const key = `${rendering}|${id}`;
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     const { stamps } = entry;
@@ -83,22 +95,23 @@ export class ConversationJsonCache {
     // key deleted and set again and again makes its own lookups walk an ever longer chain (20 µs
     // a read at 10,000 entries).
     const reads = ++this.#reads;
-    if (this.#entries.get(key) !== entry || reads - entry.placed <= this.#entries.size / 2) return entry.json;
+    if (this.#entries.get(key) !== entry || reads - entry.placed <= this.#entries.size / 2) return entry.answer;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     entry.placed = reads;
-    return entry.json;
+    return entry.answer;
   }
 
-  /** Keeps `json`, rendered from the records whose stamps (read before them) are `stamps`. */
-  set(stamps: ConversationStamps, transferables: boolean, json: string): void {
+  /** Keeps `answer` (its `rendering`, see {@link get}), rendered from the records whose stamps (read before them) are `stamps`. */
+  set(stamps: ConversationStamps, rendering: string, answer: CachedJson): void {
+    const { json } = answer;
     if (json.length > this.maxBytes || stamps.version === undefined) return;
-    const key = `${transferables ? 't' : 'f'}${stamps.conversation.id}`;
+    const key = `${rendering}|${stamps.conversation.id}`;
     const previous = this.#entries.get(key);
     if (previous) this.#remove(key, previous);
     else if (this.#bytes + json.length > this.maxBytes && !this.#admit(key)) return;
     this.#seenOnce.delete(key);
-    this.#entries.set(key, { stamps, json, placed: ++this.#reads });
+    this.#entries.set(key, { stamps, answer, placed: ++this.#reads });
     this.#bytes += json.length;
     for (const [oldest, entry] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
@@ -125,7 +138,7 @@ export class ConversationJsonCache {
 
   #remove(key: string, entry: Entry): void {
     this.#entries.delete(key);
-    this.#bytes -= entry.json.length;
+    this.#bytes -= entry.answer.json.length;
   }
 }
 

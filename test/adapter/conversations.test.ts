@@ -38,6 +38,43 @@ describe('GET /conversation/{conversation}/messages', () => {
     });
     expect(body.indices).toEqual({ [messageIds[0]!]: 0, [messageIds[1]!]: 1 });
   });
+
+  it('answers what is true now after each write, though answers are cached: a message added, a summary, a message deleted', async () => {
+    const { http, service, conversation, messageIds } = await withConversation();
+    const messages = async (query = '') => expectJson(await http.get(`${path`/conversation/${conversation.id}/messages`}${query}`));
+    const ids = async (query = '') => (await messages(query)).iterable.map((m: { id: string }) => m.id);
+    expect(await ids()).toEqual(messageIds);
+    expect(await ids('?transferables=false')).toEqual(messageIds); // both renderings now cached
+
+    const added = await service.createMessage({
+      conversation: { id: conversation.id },
+      role: 'USER',
+      fragment: { string: { raw: 'And the cap?' } },
+    });
+    expect(await ids()).toEqual([...messageIds, added.id]);
+    expect((await messages('?transferables=false')).iterable[2].fragment).toEqual({});
+
+    const { annotation } = await service.summarizeConversation(conversation.id, { messages: { iterable: [{ id: added.id }] } });
+    expect((await messages()).iterable[2].annotations).toEqual({ iterable: [{ id: annotation.id }] });
+
+    await service.deleteMessage(messageIds[0]!);
+    const after = await messages();
+    expect(after.iterable.map((m: { id: string }) => m.id)).toEqual([messageIds[1], added.id]);
+    expect(after.indices).toEqual({ [messageIds[1]!]: 0, [added.id]: 1 });
+  });
+
+  it('answers a page with next and a Link header to it, and the last page without', async () => {
+    const { http, conversation, messageIds } = await withConversation();
+    for (let round = 0; round < 2; round++) {
+      // The second round is answered from the cache: the same bodies and headers.
+      const first = await http.get(`${path`/conversation/${conversation.id}/messages`}?limit=1`);
+      expect(expectJson(first)).toMatchObject({ iterable: [{ id: messageIds[0] }], next: 1 });
+      expect(first.headers.get('link')).toBe(`<${path`/conversation/${conversation.id}/messages`}?limit=1&offset=1>; rel="next"`);
+      const last = await http.get(`${path`/conversation/${conversation.id}/messages`}?limit=1&offset=1`);
+      expect(expectJson(last)).toEqual({ iterable: [expect.objectContaining({ id: messageIds[1] })], indices: { [messageIds[1]!]: 1 } });
+      expect(last.headers.get('link')).toBeNull();
+    }
+  });
 });
 
 describe('POST /conversation/{conversation}/rename', () => {

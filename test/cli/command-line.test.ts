@@ -143,7 +143,15 @@ describe('the help', () => {
 
 describe('the tables', () => {
   const models = [
-    { id: 'builtin', name: 'Built in', custom: false, downloaded: true, loaded: true, ram: { value: 64 * 1024 * 1024, readable: '64 MiB' }, cpu: true },
+    {
+      id: 'builtin',
+      name: 'Built in',
+      custom: false,
+      downloaded: true,
+      loaded: true,
+      ram: { value: 64 * 1024 * 1024, readable: '64 MiB' },
+      cpu: true,
+    },
     {
       id: 'big',
       name: 'Big one',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ConversationRecord, createMemoryRepository, type MessageRecord } from '../../src/index.js';
-import { conversationSnapshot, renderConversation } from '../../src/render/conversation.js';
-import { conversationJson } from '../../src/render/conversation-json.js';
+import { conversationSnapshot, renderConversation, renderMessages } from '../../src/render/conversation.js';
+import { conversationJson, conversationMessagesJson } from '../../src/render/conversation-json.js';
 import { conversationRecord } from '../helpers/records.js';
 
 const at = (value: string) => ({ value });
@@ -75,25 +75,59 @@ const oddConversations: ConversationRecord[] = [
   { ...conversationRecord('c-6'), created: undefined as unknown as ConversationRecord['created'] },
 ];
 
+/** A store holding every record above. */
+async function storeOfAll() {
+  const repository = createMemoryRepository();
+  await repository.transact((tx) => {
+    for (const message of [bare, full, textOnly]) tx.put('messages', message);
+    tx.put('annotations', {
+      id: 'a-1',
+      type: 'SUMMARY',
+      text: 'The user asked.',
+      conversation: 'c-1',
+      messages: ['m-full'],
+      created: at('2026-01-01T00:00:03.000Z'),
+      updated: at('2026-01-01T00:00:03.000Z'),
+    });
+    tx.put('conversations', conversation);
+    tx.put('conversations', minimal);
+    for (const message of odd) tx.put('messages', message);
+    for (const record of oddConversations) tx.put('conversations', record);
+  });
+  return repository;
+}
+
+describe('conversationMessagesJson', () => {
+  it('writes exactly the text of JSON.stringify(renderMessages(...)) and its next, for every page, with and without transferables', async () => {
+    const repository = await storeOfAll();
+    await repository.read(async (view) => {
+      for (const record of [conversation, minimal, ...oddConversations]) {
+        for (const [offset, limit] of [
+          [0, 1_000],
+          [0, 1],
+          [1, 1],
+          [1, 2],
+          [2, 5],
+          [9, 3],
+        ] as const) {
+          // As the operation reads it: only the page's messages, and one past it.
+          const snapshot = await conversationSnapshot(view, record, undefined, { start: offset, end: offset + limit + 1 });
+          for (const transferables of [true, false]) {
+            const page = { transferables, offset, limit };
+            const expected = renderMessages(snapshot, page);
+            const written = conversationMessagesJson(snapshot, page);
+            expect(written.json, `${record.id} ${offset}+${limit}`).toBe(JSON.stringify(expected));
+            expect(written.next).toBe(expected.next);
+          }
+        }
+      }
+    });
+  });
+});
+
 describe('conversationJson', () => {
   it('writes exactly the text of JSON.stringify(renderConversation(...)), with and without transferables', async () => {
-    const repository = createMemoryRepository();
-    await repository.transact((tx) => {
-      for (const message of [bare, full, textOnly]) tx.put('messages', message);
-      tx.put('annotations', {
-        id: 'a-1',
-        type: 'SUMMARY',
-        text: 'The user asked.',
-        conversation: 'c-1',
-        messages: ['m-full'],
-        created: at('2026-01-01T00:00:03.000Z'),
-        updated: at('2026-01-01T00:00:03.000Z'),
-      });
-      tx.put('conversations', conversation);
-      tx.put('conversations', minimal);
-      for (const message of odd) tx.put('messages', message);
-      for (const record of oddConversations) tx.put('conversations', record);
-    });
+    const repository = await storeOfAll();
 
     await repository.read(async (view) => {
       // The summary's coverage shows on the message it covers.

@@ -13,8 +13,8 @@ async function storeOf(count: number) {
 
 /** What a read through the cache does: answer the cached JSON, or render (here: a stand-in) and offer it. */
 async function read(cache: ConversationJsonCache, view: ReadView, id: string, json = `{"id":"${id}"}`): Promise<'hit' | 'miss'> {
-  if ((await cache.get(view, id, false)) !== undefined) return 'hit';
-  cache.set((await readStamps(view, id))!, false, json);
+  if ((await cache.get(view, id, 'f')) !== undefined) return 'hit';
+  cache.set((await readStamps(view, id))!, 'f', { json });
   return 'miss';
 }
 
@@ -32,7 +32,7 @@ describe('ConversationJsonCache', () => {
 
     expect(await read(cache, await view(), 'c-0')).toBe('miss');
     expect(await read(cache, await view(), 'c-0')).toBe('hit');
-    expect(await cache.get(await view(), 'c-0', true)).toBeUndefined(); // the other rendering is its own entry
+    expect(await cache.get(await view(), 'c-0', 't')).toBeUndefined(); // another rendering is its own entry
 
     await repository.transact((tx) => tx.put('conversations', conversationRecord('c-0', 'renamed')));
     expect(await read(cache, await view(), 'c-0')).toBe('miss');
@@ -77,9 +77,9 @@ describe('ConversationJsonCache', () => {
     expect(await read(cache, v, 'c-0', big)).toBe('hit'); // c-0 is now the most recently used
     await read(cache, v, 'c-2', big); // full: remembered, not cached
     expect(await read(cache, v, 'c-2', big)).toBe('miss'); // read again soon: cached, and c-1 goes
-    expect(await cache.get(v, 'c-1', false)).toBeUndefined();
-    expect(await cache.get(v, 'c-0', false)).toBe(big);
-    expect(await cache.get(v, 'c-2', false)).toBe(big);
+    expect(await cache.get(v, 'c-1', 'f')).toBeUndefined();
+    expect(await cache.get(v, 'c-0', 'f')).toEqual({ json: big });
+    expect(await cache.get(v, 'c-2', 'f')).toEqual({ json: big });
   });
 
   it('keeps a conversation read often while many others come and go, and lets the others go oldest first', async () => {
@@ -97,9 +97,9 @@ describe('ConversationJsonCache', () => {
       if (i % 5 === 4) expect(await read(cache, v, hot!, json)).toBe('hit');
     }
     // The others that stayed are the newest: the cache is full, and the oldest went first.
-    expect(await cache.get(v, others.at(-1)!, false)).toBe(json);
-    expect(await cache.get(v, others[0]!, false)).toBeUndefined();
-    expect(await cache.get(v, others.at(-120)!, false)).toBeUndefined();
+    expect(await cache.get(v, others.at(-1)!, 'f')).toEqual({ json: json });
+    expect(await cache.get(v, others[0]!, 'f')).toBeUndefined();
+    expect(await cache.get(v, others.at(-120)!, 'f')).toBeUndefined();
   });
 
   it('keeps nothing with a budget of 0, or larger than its budget', async () => {
