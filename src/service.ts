@@ -68,9 +68,11 @@ export interface ServiceOptions {
   /** Id source, for tests. Default: `crypto.randomUUID`. */
   readonly generateId?: () => string;
   /**
-   * Bytes of serialized conversations `getConversationJson` keeps for repeated reads. Once it is
-   * full, only a conversation read again soon displaces the least recently used ones.
-   * Default 16 MiB; 0 turns the cache off.
+   * Bytes of serialized answers `getConversationJson` and `listConversationMessagesJsonPieces`
+   * keep for repeated reads (about 7 KB for a conversation of 20 messages). Once it is full, only
+   * a conversation read again soon displaces the least recently used ones. Default 16 MiB; 0
+   * turns the cache off. A service whose clients read many conversations over and over can buy
+   * speed with memory here: see the README's benchmarks.
    */
   readonly conversationJsonCacheBytes?: number;
   /**
