@@ -115,6 +115,16 @@ describe('the model commands', () => {
     expect(await models('show', 'no-such-model')).toEqual({ code: 1, stdout: '', stderr: 'No model has the id "no-such-model".\n' });
   });
 
+  it('takes a model by its name too, as Ollama does (letter case aside); a name two models share is one line, exit 1', async () => {
+    const byName = await models('show', 'my llama');
+    expect({ code: byName.code, stderr: byName.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(byName.stdout).toMatch(new RegExp(`^id +${custom}$`, 'm'));
+    const twin = (await call('POST', '/models/create', seededModel({ unique: 'llama-3-8b-twin' })))!.id;
+    const run = await models('show', 'My Llama');
+    expect(run).toEqual({ code: 1, stdout: '', stderr: `2 models are named "My Llama": give one of their ids, ${custom}, ${twin}.\n` });
+    expect(await models('rm', twin)).toEqual({ code: 0, stdout: `deleted ${twin}\n`, stderr: '' });
+  });
+
   it('pull of a model without a download source says why, in one line, exit 1', async () => {
     const run = await models('pull', custom);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });

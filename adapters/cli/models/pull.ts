@@ -3,6 +3,7 @@ import { CommandFailure } from '../failures.js';
 import { type ProgressReport, plainReport, terminalReport } from '../progress-report.js';
 import { formatBytes } from '../units.js';
 import { type DownloadProgress, segment } from './answers.js';
+import { MODEL_ARGUMENT, modelIdOf } from './model-id.js';
 import { clientFor, SERVER_ENVIRONMENT, SERVER_FLAGS } from './server-flags.js';
 
 /** How often the progress is asked: a smooth enough bar, a negligible load on the server. */
@@ -30,11 +31,11 @@ The model's source is its \`unique\`, an http(s) URL. On a terminal a bar shows 
 bytes, the speed and the time left; into a pipe or a file, a plain line at each change of status
 and each tenth of the way. Exits 0 once the file is complete, 1 when the download fails (the reason
 on stderr). Ctrl-C stops watching; the server goes on downloading (pull again to watch it).`,
-  positionals: [{ name: 'model', what: 'a model id' }],
+  positionals: [MODEL_ARGUMENT],
   flags: SERVER_FLAGS,
   async run(input) {
-    const model = input.positionals[0]!;
     const client = clientFor(input);
+    const model = await modelIdOf(client, input.positionals[0]!);
     const route = `/model/${segment(model)}/download`;
     await client.call('POST', route);
 

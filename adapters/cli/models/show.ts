@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { formatTable } from '../table.js';
 import { formatBytes } from '../units.js';
 import { type ApiModel, segment } from './answers.js';
+import { MODEL_ARGUMENT, modelIdOf } from './model-id.js';
 import { clientFor, SERVER_ENVIRONMENT, SERVER_FLAGS } from './server-flags.js';
 
 const yesNo = (value: boolean | undefined) => (value === undefined ? undefined : value ? 'yes' : 'no');
@@ -51,10 +52,11 @@ export const modelsShow: Command = {
   path: ['models', 'show'],
   summary: "Shows one model's details: what it is, its size and source, whether it is downloaded and loaded.",
   details: SERVER_ENVIRONMENT,
-  positionals: [{ name: 'model', what: 'a model id' }],
+  positionals: [MODEL_ARGUMENT],
   flags: SERVER_FLAGS,
   async run(input) {
-    const model = await clientFor(input).call<ApiModel>('GET', `/model/${segment(input.positionals[0]!)}`);
+    const client = clientFor(input);
+    const model = await client.call<ApiModel>('GET', `/model/${segment(await modelIdOf(client, input.positionals[0]!))}`);
     // Aligned even into a pipe: label and value pairs are for reading (and grep), not for cutting columns.
     process.stdout.write(formatTable(showRows(model), true));
   },

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
 import { type ApiModel, segment } from './answers.js';
+import { MODEL_ARGUMENT, modelIdOf } from './model-id.js';
 import { clientFor, SERVER_ENVIRONMENT, SERVER_FLAGS } from './server-flags.js';
 
 /** `models stop <model>`: frees a model's memory (as `ollama stop`). */
@@ -8,11 +9,12 @@ export const modelsStop: Command = {
   summary: 'Unloads a model, freeing its memory (it loads again when next used).',
   details: `${SERVER_ENVIRONMENT}
 Stopping a model that is not loaded changes nothing; models ps lists the loaded ones.`,
-  positionals: [{ name: 'model', what: 'a model id' }],
+  positionals: [MODEL_ARGUMENT],
   flags: SERVER_FLAGS,
   async run(input) {
-    const id = input.positionals[0]!;
-    const model = await clientFor(input).call<ApiModel | undefined>('POST', `/model/${segment(id)}/unload`);
+    const client = clientFor(input);
+    const id = await modelIdOf(client, input.positionals[0]!);
+    const model = await client.call<ApiModel | undefined>('POST', `/model/${segment(id)}/unload`);
     process.stdout.write(`unloaded ${model?.name ? `${model.name} (${id})` : id}\n`);
   },
 };
