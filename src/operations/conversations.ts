@@ -4,7 +4,13 @@ import { deepFreeze } from '../frozen.js';
 import { LIMITS } from '../limits.js';
 import type { AnchorRecord, AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { deleteRecord } from '../relations.js';
-import { ConversationSnapshot, conversationSnapshot, renderConversationInSlices, renderMessagesInSlices } from '../render/conversation.js';
+import {
+  ConversationSnapshot,
+  conversationSnapshot,
+  pageIndices,
+  renderConversationInSlices,
+  renderMessagesInSlices,
+} from '../render/conversation.js';
 import { conversationJson, conversationMessagesJson } from '../render/conversation-json.js';
 import { readStamps } from '../render/json-cache.js';
 import { jsonChunks } from '../render/json-chunks.js';
@@ -172,13 +178,14 @@ export async function listConversationMessagesJsonPieces(
     const stamps = await readStamps(view, id);
     if (!stamps) throw notFound('conversation', id);
     // Only the page's messages are read (and one past it, to know whether more follow).
-    const snapshot = await conversationSnapshot(view, stamps.conversation, undefined, {
-      start: page.offset,
-      end: page.offset + page.limit + 1,
-    });
+    const range = { start: page.offset, end: page.offset + page.limit + 1, stamps: stamps.messages };
+    const snapshot = await conversationSnapshot(view, stamps.conversation, undefined, range);
     if (Math.min(page.limit, stamps.conversation.messages.length - page.offset) > SLICED_RENDER_MESSAGES) return snapshot;
     const rendered = conversationMessagesJson(snapshot, page);
-    ctx.conversationJson.set(stamps, rendering, rendered);
+    // Kept with the stamps of the page's own messages only: a hit then checks as many as it shows.
+    const shown = pageIndices(stamps.messages, range);
+    const pageStamps = { ...stamps, messageIds: shown.map((i) => stamps.messageIds[i]!), messages: shown.map((i) => stamps.messages[i]) };
+    ctx.conversationJson.set(pageStamps, rendering, rendered);
     return rendered;
   });
   if (!(answer instanceof ConversationSnapshot)) return { text: answer.json, ...(answer.next === undefined ? {} : { next: answer.next }) };

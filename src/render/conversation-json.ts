@@ -81,6 +81,9 @@ export function conversationMessagesJson(snapshot: ConversationSnapshot, options
   let iterable = '';
   let indices = '';
   let next: number | undefined;
+  // `indices` holds the page's ids only, so only a repeat among them changes the answer.
+  const shown = new Set<string>();
+  let repeated = false;
   // As renderMessages counts: a message without a record is not counted, one not read (outside the page) is.
   let position = 0;
   for (let i = 0; i < ids.length; i++) {
@@ -95,14 +98,15 @@ export function conversationMessagesJson(snapshot: ConversationSnapshot, options
       const written = messageJson(message, options.transferables, coverage.get(id));
       // `indices` is an object in renderMessages: an integer-like or special key would move.
       if (written === undefined || INDEX_LIKE.test(id) || id === '__proto__') return slowly();
+      if (shown.size === shown.add(id).size) repeated = true;
       const comma = iterable === '' ? '' : ',';
       iterable += `${comma}${written}`;
       indices += `${comma}${json(id)}:${position}`;
     }
     position++;
   }
-  // A repeated id is one key of that object: rare enough (only a hand-edited file has one) to check last.
-  if (ids.length > 1 && new Set(ids).size !== ids.length) return slowly();
+  // A repeated id is one key of that object (only a hand-edited file has one).
+  if (repeated) return slowly();
   const text = `{"iterable":[${iterable}],"indices":{${indices}}${next === undefined ? '' : `,"next":${next}`}}`;
   return next === undefined ? { json: text } : { json: text, next };
 }

@@ -117,6 +117,32 @@ export class ConversationSnapshot {
 }
 
 /**
+ * Positions `start` (included) to `end` (excluded) of a conversation's messages; `stamps`, when the
+ * caller has read them, are the version stamps of all its messages, index for index.
+ */
+export interface PageRange {
+  readonly start: number;
+  readonly end: number;
+  readonly stamps?: readonly (number | undefined)[];
+}
+
+/**
+ * The indices in a conversation's message list of the messages at positions `start` to `end`.
+ * Positions count the messages that exist: their stamps (no record read) say which do, so a page
+ * starts where the whole conversation's render would put it.
+ */
+export function pageIndices(stamps: readonly (number | undefined)[], range: { readonly start: number; readonly end: number }): number[] {
+  const wanted: number[] = [];
+  let position = 0;
+  for (let i = 0; i < stamps.length && position < range.end; i++) {
+    if (stamps[i] === undefined) continue;
+    if (position >= range.start) wanted.push(i);
+    position++;
+  }
+  return wanted;
+}
+
+/**
  * A {@link ConversationSnapshot} of the conversation `record` as `view` sees it: its messages
  * (only those of positions `range.start` to `range.end` when given: a page) and annotations, each
  * kind read at once. `messages`, when the caller has them (it just stored them), are the records
@@ -126,24 +152,16 @@ export async function conversationSnapshot(
   view: ReadView,
   record: ConversationRecord,
   messages?: readonly (MessageRecord | undefined)[],
-  range?: { readonly start: number; readonly end: number },
+  range?: PageRange,
 ): Promise<ConversationSnapshot> {
   let records: readonly (MessageRecord | undefined | null)[] | undefined = messages;
   if (!records) {
     const ids = record.messages;
     if (range && (range.start > 0 || range.end < ids.length)) {
-      // Positions count the messages that exist: their stamps (no record read) say which do, so
-      // a page starts where the whole conversation's render would put it.
-      const stamps = await view.versions('messages', ids);
+      const stamps = range.stamps ?? (await view.versions('messages', ids));
+      const wanted = pageIndices(stamps, range);
       const all: (MessageRecord | undefined | null)[] = new Array(ids.length);
-      const wanted: number[] = [];
-      let position = 0;
-      for (let i = 0; i < ids.length; i++) {
-        if (stamps[i] === undefined) continue;
-        all[i] = null;
-        if (position >= range.start && position < range.end) wanted.push(i);
-        position++;
-      }
+      for (let i = 0; i < ids.length; i++) if (stamps[i] !== undefined) all[i] = null;
       const page = await view.getMany(
         'messages',
         wanted.map((i) => ids[i]!),

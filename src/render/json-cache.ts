@@ -9,11 +9,18 @@ import type { ConversationRecord } from '../records.js';
 export interface ConversationStamps {
   readonly conversation: ConversationRecord;
   readonly version: number | undefined;
+  /**
+   * The messages the answer shows, whose stamps `messages` holds: all of the conversation's for
+   * the conversation itself, the page's (and the one after it) for a page of its messages. A
+   * message added to or removed from the conversation changes the conversation's own version, so
+   * a page need not be checked against the messages outside it.
+   */
+  readonly messageIds: readonly string[];
   readonly messages: readonly (number | undefined)[];
   readonly annotations: readonly (number | undefined)[];
 }
 
-/** The stamps of conversation `id` and its parts as `view` sees them now; undefined when it is gone. */
+/** The stamps of conversation `id` and all its parts as `view` sees them now; undefined when it is gone. */
 export async function readStamps(view: ReadView, id: string): Promise<ConversationStamps | undefined> {
   const [version] = await view.versions('conversations', [id]);
   const conversation = await view.get('conversations', id);
@@ -22,7 +29,7 @@ export async function readStamps(view: ReadView, id: string): Promise<Conversati
     view.versions('messages', conversation.messages),
     view.versions('annotations', conversation.annotations),
   ]);
-  return { conversation, version, messages, annotations };
+  return { conversation, version, messageIds: conversation.messages, messages, annotations };
 }
 
 /** A serialized answer; for a page of a list, with the offset of the next page when more follow. */
@@ -34,6 +41,8 @@ export interface CachedJson {
 interface Entry {
   readonly stamps: ConversationStamps;
   readonly answer: CachedJson;
+  /** What it counts against the budget (see {@link costOf}). */
+  readonly bytes: number;
   /** The read count when it last took the newest place (see {@link ConversationJsonCache.get}). */
   placed: number;
 }
@@ -80,7 +89,7 @@ export class ConversationJsonCache {
     if (
       version === undefined ||
       version !== stamps.version ||
-      !sameStamps(await view.versions('messages', stamps.conversation.messages), stamps.messages) ||
+      !sameStamps(await view.versions('messages', stamps.messageIds), stamps.messages) ||
       !sameStamps(await view.versions('annotations', stamps.conversation.annotations), stamps.annotations)
     ) {
       if (this.#entries.get(key) === entry) this.#remove(key, entry);
@@ -104,15 +113,15 @@ export class ConversationJsonCache {
 
   /** Keeps `answer` (its `rendering`, see {@link get}), rendered from the records whose stamps (read before them) are `stamps`. */
   set(stamps: ConversationStamps, rendering: string, answer: CachedJson): void {
-    const { json } = answer;
-    if (json.length > this.maxBytes || stamps.version === undefined) return;
+    const bytes = costOf(stamps, answer);
+    if (bytes > this.maxBytes || stamps.version === undefined) return;
     const key = `${rendering}|${stamps.conversation.id}`;
     const previous = this.#entries.get(key);
     if (previous) this.#remove(key, previous);
-    else if (this.#bytes + json.length > this.maxBytes && !this.#admit(key)) return;
+    else if (this.#bytes + bytes > this.maxBytes && !this.#admit(key)) return;
     this.#seenOnce.delete(key);
-    this.#entries.set(key, { stamps, answer, placed: ++this.#reads });
-    this.#bytes += json.length;
+    this.#entries.set(key, { stamps, answer, bytes, placed: ++this.#reads });
+    this.#bytes += bytes;
     for (const [oldest, entry] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
       this.#remove(oldest, entry);
@@ -138,8 +147,16 @@ export class ConversationJsonCache {
 
   #remove(key: string, entry: Entry): void {
     this.#entries.delete(key);
-    this.#bytes -= entry.answer.json.length;
+    this.#bytes -= entry.bytes;
   }
+}
+
+/**
+ * What an entry counts against the byte budget: its text, and the stamps it keeps to be checked
+ * (a number each; the ids are the conversation's own lists, or a page's few).
+ */
+function costOf(stamps: ConversationStamps, answer: CachedJson): number {
+  return answer.json.length + 8 * (stamps.messages.length + stamps.annotations.length);
 }
 
 function sameStamps(now: readonly (number | undefined)[], then: readonly (number | undefined)[]): boolean {

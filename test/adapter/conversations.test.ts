@@ -57,7 +57,10 @@ describe('GET /conversation/{conversation}/messages', () => {
     const { annotation } = await service.summarizeConversation(conversation.id, { messages: { iterable: [{ id: added.id }] } });
     expect((await messages()).iterable[2].annotations).toEqual({ iterable: [{ id: annotation.id }] });
 
+    // A page that was cached, then a message before it deleted: the page moves up.
+    expect(await ids('?offset=1&limit=1')).toEqual([messageIds[1]]);
     await service.deleteMessage(messageIds[0]!);
+    expect(await ids('?offset=1&limit=1')).toEqual([added.id]);
     const after = await messages();
     expect(after.iterable.map((m: { id: string }) => m.id)).toEqual([messageIds[1], added.id]);
     expect(after.indices).toEqual({ [messageIds[1]!]: 0, [added.id]: 1 });

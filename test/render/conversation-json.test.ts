@@ -73,6 +73,8 @@ const oddConversations: ConversationRecord[] = [
   { ...conversationRecord('c-4'), messages: ['b', '__proto__', 'b'] },
   { ...conversationRecord('c-5'), messages: ['extra-keys', 'no-role'] },
   { ...conversationRecord('c-6'), created: undefined as unknown as ConversationRecord['created'] },
+  // A repeated id among ordinary messages.
+  { ...conversationRecord('c-7'), messages: ['m-bare', 'm-text', 'm-bare'] },
 ];
 
 /** A store holding every record above. */

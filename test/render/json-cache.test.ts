@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryRepository, type ReadView } from '../../src/index.js';
 import { ConversationJsonCache, readStamps } from '../../src/render/json-cache.js';
-import { conversationRecord } from '../helpers/records.js';
+import { conversationRecord, messageRecord } from '../helpers/records.js';
 
 async function storeOf(count: number) {
   const repository = createMemoryRepository();
@@ -100,6 +100,24 @@ describe('ConversationJsonCache', () => {
     expect(await cache.get(v, others.at(-1)!, 'f')).toEqual({ json: json });
     expect(await cache.get(v, others[0]!, 'f')).toBeUndefined();
     expect(await cache.get(v, others.at(-120)!, 'f')).toBeUndefined();
+  });
+
+  it('counts the version stamps an entry keeps against its budget, not only its text', async () => {
+    const repository = createMemoryRepository();
+    const long = { ...conversationRecord('c-long'), messages: Array.from({ length: 1000 }, (_, i) => `m-${i}`) };
+    await repository.transact((tx) => {
+      tx.put('conversations', long);
+      for (const id of long.messages) tx.put('messages', messageRecord(id, 'c-long'));
+    });
+    const v = await repository.read((view) => view);
+    const stamps = (await readStamps(v, 'c-long'))!;
+    // 100 characters of text, 1,000 stamps of 8 bytes: more than a budget of 4,000 bytes.
+    const small = new ConversationJsonCache(4_000);
+    small.set(stamps, 'f', { json: 'x'.repeat(100) });
+    expect(await small.get(v, 'c-long', 'f')).toBeUndefined();
+    const roomy = new ConversationJsonCache(9_000);
+    roomy.set(stamps, 'f', { json: 'x'.repeat(100) });
+    expect(await roomy.get(v, 'c-long', 'f')).toEqual({ json: 'x'.repeat(100) });
   });
 
   it('keeps nothing with a budget of 0, or larger than its budget', async () => {
