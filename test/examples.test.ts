@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -88,5 +89,11 @@ describe('examples', () => {
     expect(run.stdout).toContain('GET /hello -> 200 hello from the host program');
     expect(run.stdout).toContain('POST /conversations/create -> 200 "Served by node:http"');
     expect(run.stdout).toContain('GET /.well-known/health -> 200 ok');
+  });
+
+  it('server.ts with a PORT that is not a port says so in one line and exits 1', async () => {
+    const run = await runExample('examples/server.ts', { PORT: 'abc', DATA_DIR: await tempDir() });
+    expect(run.code, describeRun(run)).toBe(1);
+    expect(run.stderr.trim()).toBe('PORT must be a port number from 0 to 65535, not "abc"');
   });
 });

@@ -4,6 +4,7 @@ import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
 import { createOpenAiCompatibleRuntime } from '../../src/runtimes/openai-compatible.js';
 import type { HttpServerOptions } from '../hono/serve.js';
 import { isLoopbackHost } from '../hono/web-origin.js';
+import { parsePort } from './port.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -41,7 +42,8 @@ export function serviceOptionsFrom(env: Environment, dataDir: string): ServiceOp
 /** The server's options from the environment: `PORT`, `HOST`, `API_TOKEN`, `ALLOWED_ORIGINS`, `ALLOWED_HOSTS`. */
 export function serverOptionsFrom(env: Environment): HttpServerOptions {
   return {
-    port: Number(env.PORT ?? 39300),
+    // Checked as `serve` checks it: `PORT=abc` is said as such, not as Node's RangeError from listen.
+    port: env.PORT ? parsePort(env.PORT, 'PORT', true) : 39300,
     host: env.HOST ?? '127.0.0.1',
     ...(env.API_TOKEN ? { token: env.API_TOKEN } : {}),
     ...(env.ALLOWED_ORIGINS ? { allowedOrigins: list(env.ALLOWED_ORIGINS) } : {}),
