@@ -1,8 +1,8 @@
 import type { Context, Handler } from 'hono';
-import type { ListOf, Service } from '../../src/index.js';
+import type { JsonPage, ListOf, Service } from '../../src/index.js';
 import type { RouterEnv } from './errors.js';
 import { jsonAnswer, jsonTextAnswer } from './json-answer.js';
-import type { RenderedJson, Route } from './route.js';
+import type { Route } from './route.js';
 
 /** Sends what a route's `call` resolved to; each takes the value its answer kind gives (the table checked that). */
 type Answer = (c: Context<RouterEnv>, value: never) => Response;
@@ -29,7 +29,7 @@ const page: Answer = (c, list: ListOf<unknown>) => {
 };
 
 /** JSON the service rendered itself, and for a page, a link to the next. */
-const renderedJson: Answer = (c, rendered: RenderedJson) => {
+const renderedJson: Answer = (c, rendered: JsonPage) => {
   linkToNext(c, rendered.next);
   return jsonTextAnswer(c, rendered.text);
 };

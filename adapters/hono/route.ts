@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import type { ErrorCode, Service } from '../../src/index.js';
+import type { ErrorCode, JsonPage, Service } from '../../src/index.js';
 import type { answerSchemas } from '../../src/schemas/answers.js';
 import type { RouterEnv, StatusOverrides } from './errors.js';
 import type { InputName } from './input-schemas.js';
@@ -11,15 +11,6 @@ export type AnswerName = keyof typeof answerSchemas;
 /** 200 with the JSON of this schema, 204 with no body (`none`), or 200 text/plain (`text`). */
 export type AnswerKind = AnswerName | 'none' | 'text';
 
-/** JSON text the service rendered itself (a cached answer): one string, or pieces that joined are the text. */
-export type JsonText = string | Iterable<string>;
-
-/** A rendered answer: its text, and for a page of a list, the offset of the next page. */
-export interface RenderedJson {
-  readonly text: JsonText;
-  readonly next?: number;
-}
-
 /** What a route's `call` resolves to for its answer: the schema's output type, so the document cannot promise what the service does not answer. */
 export type AnswerOf<A extends AnswerKind, Rendered extends boolean> = A extends 'none'
   ? // biome-ignore lint/suspicious/noConfusingVoidType: what the service's methods that answer nothing resolve to.
@@ -28,7 +19,7 @@ export type AnswerOf<A extends AnswerKind, Rendered extends boolean> = A extends
     ? string
     : A extends AnswerName
       ? Rendered extends true
-        ? RenderedJson
+        ? JsonPage
         : z.output<(typeof answerSchemas)[A]>
       : never;
 
@@ -51,7 +42,7 @@ export interface Route<A extends AnswerKind = AnswerKind, Rendered extends boole
   /** The JSON body; optional on the wire (an empty body means "no input") unless `required`. */
   readonly body?: { readonly schema: InputName; readonly required?: boolean };
   readonly answer: A;
-  /** The service renders this answer's JSON itself (see {@link RenderedJson}). */
+  /** The service renders this answer's JSON itself (see {@link JsonPage}: its text, and for a page the offset of the next). */
   readonly rendered?: Rendered;
   /** Errors this route answers besides the ones every route can (invalid input, token, origin; body limits for POST). */
   readonly errors?: readonly ErrorCode[];

@@ -18,8 +18,8 @@
  *     {@link COMPANIONS}, and `electron`, not installed here, is a stand-in for Electron's `app`
  *     whose user quits as soon as the snippet listens for it ({@link ELECTRON}).
  *
- * A snippet that is deliberately a fragment can be marked `<!-- snippet: fragment -->` on the line
- * before it: it is type-checked and not run. None is, today.
+ * There is no way to mark a snippet as a fragment that is not run: every snippet a reader can copy
+ * must work.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -47,8 +47,6 @@ interface Snippet {
   readonly section: string;
   readonly language: 'ts' | 'js';
   readonly code: string;
-  /** From `<!-- snippet: fragment -->` before it: type-checked, not run. */
-  readonly fragment: boolean;
   /** The file it is written to: `snippet.ts`, or the name its first line gives. */
   readonly file: string;
   /** `node` (through tsx for TypeScript), or `vitest` for a test file. */
@@ -71,17 +69,12 @@ function snippetsOf(markdown: string): Snippet[] {
     const language = LANGUAGES[fence[1]!];
     if (language) {
       const code = `${lines.slice(i + 1, end).join('\n')}\n`;
-      let before = i - 1;
-      while (before >= 0 && lines[before]!.trim() === '') before--;
-      const marker = /^<!--\s*snippet:\s*([\w-]+)\s*-->$/.exec(lines[before]?.trim() ?? '')?.[1];
-      if (marker && marker !== 'fragment') throw new Error(`README line ${before + 1}: unknown snippet marker "${marker}"`);
       const named = /^\/\/ ([\w.-]+\.test\.[cm]?[jt]s), run by vitest/.exec(code);
       snippets.push({
         line: i + 1,
         section,
         language,
         code,
-        fragment: marker === 'fragment',
         file: named?.[1] ?? (language === 'ts' ? 'snippet.ts' : 'snippet.mjs'),
         runner: named ? 'vitest' : 'node',
       });
@@ -407,10 +400,6 @@ describe('the README snippets', () => {
 
   for (const snippet of SNIPPETS) {
     const name = `runs as written: line ${snippet.line} (${snippet.section})`;
-    if (snippet.fragment) {
-      it.skip(`${name}: marked a fragment, type-checked only`, () => {});
-      continue;
-    }
     it(name, async () => {
       const dir = project.dirs.get(snippet.line)!;
       const [command, args] =
