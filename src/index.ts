@@ -10,6 +10,8 @@ export { isLlm, LLM_USAGES } from './operations/models.js';
 export type {
   ChatMessage,
   ChatOptions,
+  ConversationHit,
+  Field,
   ModelLoadFailure,
   ModelRegistry,
   ModelRuntime,
@@ -20,6 +22,11 @@ export type {
   Summarizer,
   SummarizerMessage,
   SummarizerModelInfo,
+  TextHit,
+  TextQuery,
+  TextSearch,
+  TimeRange,
+  QueryWord,
   Transaction,
 } from './ports.js';
 export type * from './records.js';
@@ -32,5 +39,6 @@ export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileReposi
 export { createMemoryRepository } from './stores/memory.js';
 // The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts);
 // createService loads the extractive one only when it is given no summarizer.
+export { DEFAULT_SEARCH_LIMIT } from './operations/search.js';
 export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

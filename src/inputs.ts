@@ -4,6 +4,7 @@ import type {
   conversationUpdateSchema,
   seededScoreIncrementSchema,
 } from './schemas/conversation-inputs.js';
+import type { searchInputSchema } from './schemas/search.js';
 import type { modelDeleteCacheInputSchema, modelUpdateSchema, seededModelSchema } from './schemas/models.js';
 import type {
   seededAnchorSchema,
@@ -34,3 +35,9 @@ export type SeededScoreIncrementInput = z.input<typeof seededScoreIncrementSchem
 export type SeededModelInput = z.input<typeof seededModelSchema>;
 export type ModelUpdateInput = z.input<typeof modelUpdateSchema>;
 export type ModelDeleteCacheInput = z.input<typeof modelDeleteCacheInputSchema>;
+
+/**
+ * What the search methods take: the API's SearchInput, `{ engines: { iterable: [{ query }] } }`,
+ * engines combined by `type` (`AND`, or `OR` by default) and nested through `operations`.
+ */
+export type SearchInput = z.input<typeof searchInputSchema>;

@@ -1,4 +1,8 @@
 import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
+import type { ConversationHit, TextHit, TextQuery } from './search/text-index.js';
+
+export type { ConversationHit, Field, TextHit, TextQuery, TimeRange } from './search/text-index.js';
+export type { QueryWord } from './search/tokens.js';
 
 /** Which records of a collection a `list` answers: a cursor to start after, and how many. */
 export interface PageRequest {
@@ -71,6 +75,24 @@ export interface Repository {
   transact<T>(fn: (tx: Transaction) => T | Promise<T>): Promise<T>;
   /** Finishes pending writes and releases the store's resources (file handles, locks). */
   close(): Promise<void>;
+  /**
+   * Full-text search of the records, kept in the same writes as they are (the file and memory
+   * stores keep one). A store without it is searched through an index the service builds by
+   * reading every record once, at its first search, and keeps up to date from its transactions.
+   */
+  readonly search?: TextSearch;
+}
+
+/**
+ * Full-text search over messages, conversation names and annotations: what a store offers when it
+ * keeps an index (a database would answer it with its own full-text index). Queries come
+ * tokenized (`words`, see `forEachTerm`); similarities are 0–1, best first.
+ */
+export interface TextSearch {
+  /** Messages that match, best first; only one conversation's when `query.conversation` names it. */
+  searchMessages(query: TextQuery): Promise<TextHit[]>;
+  /** Conversations that match (by their messages, name and annotations), best first, with their best messages. */
+  searchConversations(query: TextQuery): Promise<ConversationHit[]>;
 }
 
 /** One message as a summarizer sees it: who said it and its plain text. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type {
   ConversationSummarizeInput,
+  SearchInput,
   ConversationUpdateInput,
   ModelDeleteCacheInput,
   ModelUpdateInput,
@@ -29,10 +30,12 @@ import * as models from './operations/models.js';
 import type { RecordKindName } from './operations/record-kinds.js';
 import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
 import { incrementConversationScores } from './operations/scores.js';
+import * as search from './operations/search.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
 import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
 import { createJsonFileRepository } from './stores/json-file/lazy.js';
+import { withSearch } from './search/indexed-repository.js';
 import { createMemoryRepository } from './stores/memory.js';
 import type {
   Anchor,
@@ -47,6 +50,8 @@ import type {
   ModelDeleteCacheOutput,
   ModelDownloadProgress,
   Range,
+  SearchedConversationMessages,
+  SearchedConversations,
   Website,
   WorkstreamSummary,
 } from './wire.js';
@@ -131,6 +136,13 @@ export interface Service extends LinkMethods {
   /** Links a conversation to a record of `kind`; the `associateX` methods are shorthands. */
   associate(kind: LinkKind, conversation: string, target: string): Promise<void>;
   disassociate(kind: LinkKind, conversation: string, target: string): Promise<void>;
+  // Search, as the official client calls it (limit and offset page the results; default 20)
+  /** Conversations that match by their messages, names and annotations, best first. */
+  searchConversations(input: SearchInput, options?: ListOptions): Promise<SearchedConversations>;
+  /** Messages of one conversation that match, best first. */
+  searchConversationMessages(conversation: string, input: SearchInput, options?: ListOptions): Promise<SearchedConversationMessages>;
+  /** Messages of every conversation that match, best first. */
+  searchMessages(input: SearchInput, options?: ListOptions): Promise<SearchedConversationMessages>;
   // The spec's model operations
   createModel(seed: SeededModelInput): Promise<Model>;
   deleteModel(model: string): Promise<void>;
@@ -188,9 +200,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   // nor the JSON-file store (lowdb, the journal), so a caller that brings its own pays for neither.
   // The summarizer is loaded before the data folder is opened, so a failed load cannot leave it locked.
   const summarizer = options.summarizer ?? (await import('./summarizers/extractive.js')).createExtractiveSummarizer();
-  const repository =
+  // A store that keeps no search index gets one in memory, fed by the service's own transactions.
+  const repository = withSearch(
     options.repository ??
-    (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository());
+      (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository()),
+  );
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
   const ctx: OperationContext = {
@@ -213,6 +227,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     downloads: cacheRoot ? createDownloads({ ...downloadOptions, cacheRoot, logger: options.logger ?? console, now: clock }) : undefined,
   };
 
+  const searching = { search: repository.search, ctx };
   const records = <T>(kind: RecordKindName) => ({
     create: (seed: object, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
     list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,
@@ -246,6 +261,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     incrementConversationScores: (id, increment) => incrementConversationScores(ctx, id, increment),
     associate: (kind, conversation, target) => links.associate(ctx, kind, conversation, target),
     disassociate: (kind, conversation, target) => links.disassociate(ctx, kind, conversation, target),
+    searchConversations: (input, read) => search.searchConversations(searching, input, read),
+    searchConversationMessages: (id, input, read) => search.searchConversationMessages(searching, id, input, read),
+    searchMessages: (input, read) => search.searchMessages(searching, input, read),
     createModel: (seed) => models.createModel(ctx, seed),
     deleteModel: (id) => models.deleteModel(ctx, id),
     deleteModelCache: (id, input) => models.deleteModelCache(ctx, id, input),

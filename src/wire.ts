@@ -59,3 +59,13 @@ export type ModelDeleteCacheOutput = z.output<typeof answers.modelDeleteCacheOut
 
 /** Where a model's download stands; `reason` (FAILED), `bytesReceived` and `bytesTotal` (IN-PROGRESS) are this service's additions. */
 export type ModelDownloadProgress = z.output<typeof answers.modelDownloadProgressSchema>;
+
+/** A message a search found: its id (`identifier`), how well it matched, the message unless transferables are off. */
+export type SearchedConversationMessage = z.output<typeof answers.searchedConversationMessageSchema>;
+/** What `searchMessages` and `searchConversationMessages` answer. */
+export type SearchedConversationMessages = z.output<typeof answers.searchedConversationMessagesSchema>;
+export type SearchedAnnotation = z.output<typeof answers.searchedAnnotationSchema>;
+/** A conversation a search found, with its best matching messages and annotations. */
+export type SearchedConversation = z.output<typeof answers.searchedConversationSchema>;
+/** What `searchConversations` answers. */
+export type SearchedConversations = z.output<typeof answers.searchedConversationsSchema>;

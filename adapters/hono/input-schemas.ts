@@ -16,6 +16,7 @@ import {
   seededWebsiteSchema,
   seededWorkstreamSummarySchema,
 } from '../../src/schemas/index.js';
+import { searchInputSchema } from '../../src/schemas/search.js';
 
 /**
  * The request bodies by their name in the OpenAPI document (`#/components/schemas/<name>`): the
@@ -38,6 +39,7 @@ export const inputSchemas = {
   SeededModel: seededModelSchema,
   ModelUpdate: modelUpdateSchema,
   ModelDeleteCacheInput: modelDeleteCacheInputSchema,
+  SearchInput: searchInputSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of a request body's schema. */

@@ -212,6 +212,34 @@ export const listAnswerSchema = <T extends z.ZodType>(item: T) =>
     next: z.number().int().optional().describe('When the list goes on: the `offset` of the next page (also in the `Link` header).'),
   });
 
+
+// The answers of the three search routes: the API's Searched… shapes, with `next` (the offset of
+// the next page) and each hit's `snippet`, additions the official client ignores.
+const searchedFields = {
+  exact: z.boolean().describe('Whether the record holds the query verbatim (letter case aside).'),
+  similarity: z.number().describe('How well it matches, 0–1: the share of the best score a record could have for this query.'),
+  temporal: z.boolean().optional().describe('Set when a `temporal` engine kept it.'),
+  identifier: z.string(),
+};
+const snippet = z.string().optional().describe('The part of its text around the first match (an addition of this service).');
+
+export const searchedConversationMessageSchema = z.object({ message: conversationMessageAnswerSchema.optional(), ...searchedFields, snippet });
+export const searchedConversationMessagesSchema = z.object({
+  iterable: z.array(searchedConversationMessageSchema),
+  next: z.number().int().optional().describe('When there are more results: the `offset` of the next page.'),
+});
+export const searchedAnnotationSchema = z.object({ annotation: annotationAnswerSchema.optional(), ...searchedFields, snippet });
+export const searchedConversationSchema = z.object({
+  conversation: conversationAnswerSchema.optional(),
+  messages: searchedConversationMessagesSchema.optional(),
+  annotations: z.object({ iterable: z.array(searchedAnnotationSchema) }).optional(),
+  ...searchedFields,
+});
+export const searchedConversationsSchema = z.object({
+  iterable: z.array(searchedConversationSchema),
+  next: z.number().int().optional().describe('When there are more results: the `offset` of the next page.'),
+});
+
 export const conversationsAnswerSchema = listAnswerSchema(conversationAnswerSchema);
 export const modelsAnswerSchema = listAnswerSchema(modelAnswerSchema);
 export const anchorsAnswerSchema = listAnswerSchema(anchorAnswerSchema);
@@ -291,6 +319,11 @@ export const answerSchemas = {
   ConversationSummarizeOutput: conversationSummarizeOutputSchema,
   ModelDeleteCacheOutput: modelDeleteCacheOutputSchema,
   ModelDownloadProgress: modelDownloadProgressSchema,
+  SearchedConversationMessage: searchedConversationMessageSchema,
+  SearchedConversationMessages: searchedConversationMessagesSchema,
+  SearchedAnnotation: searchedAnnotationSchema,
+  SearchedConversation: searchedConversationSchema,
+  SearchedConversations: searchedConversationsSchema,
   Error: errorAnswerSchema,
 } as const satisfies Record<string, z.ZodType>;
 

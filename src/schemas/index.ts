@@ -41,3 +41,4 @@ export {
   seededWebsiteSchema,
   seededWorkstreamSummarySchema,
 } from './seeds.js';
+export { searchEngineSchema, searchEnginesSchema, searchInputSchema } from './search.js';

@@ -1,4 +1,5 @@
 import type { Repository } from '../ports.js';
+import { SearchIndex } from '../search/search-index.js';
 import { bufferedTransaction, TransactionQueue } from './buffered-transaction.js';
 import { RecordTables } from './record-tables.js';
 
@@ -10,7 +11,9 @@ export function createMemoryRepository(): Repository {
   const tables = new RecordTables();
   const view = tables.view();
   const queue = new TransactionQueue();
+  const search = new SearchIndex();
   return {
+    search,
     async read(fn) {
       return fn(view);
     },
@@ -18,7 +21,9 @@ export function createMemoryRepository(): Repository {
       return queue.run(async () => {
         const { tx, changes } = bufferedTransaction(view);
         const result = await fn(tx);
-        for (const { collection, id, record } of changes()) tables.set(collection, id, record);
+        const written = changes();
+        for (const { collection, id, record } of written) tables.set(collection, id, record);
+        search.apply(written);
         return result;
       });
     },

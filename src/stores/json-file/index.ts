@@ -8,6 +8,8 @@ import { Slices } from '../../slices.js';
 import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
 import { recordProblem } from '../record-checks.js';
 import { pageOfRows, RecordTables } from '../record-tables.js';
+import { readIndexFile, writeIndexFile } from '../../search/index-file.js';
+import { SearchIndex } from '../../search/search-index.js';
 import { writeMessageFiles } from './compaction.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { encodeEntryInSlices, type JournalChange, JournalWriter, type RecordSpan, readJournal } from './journal.js';
@@ -70,6 +72,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const lock = await acquireFolderLock(`${file}.lock`, folder, { takeOver: options.takeOverLock ?? false });
 
   const tables = new RecordTables();
+  // The full-text index of messages, names and annotations, saved beside the snapshot at each compaction.
+  const searchPath = `${file}.search`;
+  let search = new SearchIndex();
+  let indexMissing = false;
   const messages = new MessageStore(file);
   let seq: number;
   let snapshotSeq: number;
@@ -124,6 +130,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       messageFiles = header.messageFiles;
       backupMessageFiles = header.backupMessageFiles ?? [];
     }
+    // The search index as the last compaction left it: trusted if it covers the snapshot, and then
+    // brought up to date with the journal entries after what it covers, as they are replayed.
+    const storedIndex = await readIndexFile(searchPath);
+    const indexCovers = storedIndex && storedIndex.covers >= snapshotSeq ? storedIndex.covers : undefined;
+    const indexCatchUp: Change[] = [];
     const journals = await listJournals(file);
     const present = new Set(journals.map((journal) => journal.index));
     const requireJournal = (index: number, namedBy: string) => {
@@ -157,11 +168,16 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         }
         const changes = entry.changes.map((change) => replayed(tables, messages, change, entry.version ?? 2, journal.path, entry.seq));
         apply(tables, messages, changes, entry.seq);
+        if (indexCovers !== undefined && entry.seq > indexCovers) indexCatchUp.push(...changes);
         seq = entry.seq;
       }
     }
     // Writes go on in the last file (each file's lines are whole now), or a first one.
     journalIndex = journals.at(-1)?.index ?? 1;
+    if (storedIndex && indexCovers !== undefined && indexCovers <= seq) {
+      search = new SearchIndex(storedIndex.index);
+      search.apply(indexCatchUp);
+    } else indexMissing = true;
     writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex);
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
@@ -228,6 +244,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // The snapshot being replaced becomes the backup: the journals from the one it names on must stay.
       const backupJournal = snapshotJournal;
       const previousHint = hint;
+      // Before the snapshot: an index that covers the journal entries the snapshot folds. Without
+      // it the next start builds the index again from the records, so a failure only costs time.
+      await writeIndexFile(searchPath, search.index, foldedSeq).catch((error: Error) =>
+        logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+      );
       await snapshot.write();
       for (const [message, to] of written.moved) messages.moved(message, to);
       snapshotSeq = foldedSeq;
@@ -251,18 +272,6 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
   }
 
-  // A store of version 4 is migrated now, once: its messages go to a message file, and its
-  // snapshot, version 5 from then on, stays as the backup until the next compaction.
-  if (migrating) {
-    await compact();
-    if (seq > snapshotSeq || hint === undefined) {
-      await close();
-      throw new Error(`Could not migrate ${file} to version ${JSON_FILE_FORMAT_VERSION} (see the warning above); it was left as it was.`);
-    }
-  }
-  // Journals left by a crash are folded now, so they do not pile up.
-  else if (seq > snapshotSeq) void compact();
-
   const view: ReadView = {
     get: async (collection, id) => (collection === 'messages' ? messages.getMany([id])[0] : tables.get(collection, id)) as never,
     getMany: async (collection, ids) =>
@@ -276,6 +285,27 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       return ids.map((id) => rows.get(id)?.version);
     },
   };
+  // No index, or one that does not cover the snapshot (written by an older release, damaged, or
+  // left behind by a crash between two compactions): built again from the records, once, and saved.
+  if (indexMissing) {
+    await search.build(view);
+    await writeIndexFile(searchPath, search.index, seq).catch((error: Error) =>
+      logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+    );
+  }
+
+  // A store of version 4 is migrated now, once: its messages go to a message file, and its
+  // snapshot, version 5 from then on, stays as the backup until the next compaction.
+  if (migrating) {
+    await compact();
+    if (seq > snapshotSeq || hint === undefined) {
+      await close();
+      throw new Error(`Could not migrate ${file} to version ${JSON_FILE_FORMAT_VERSION} (see the warning above); it was left as it was.`);
+    }
+  }
+  // Journals left by a crash are folded now, so they do not pile up.
+  else if (seq > snapshotSeq) void compact();
+
   const queue = new TransactionQueue();
 
   async function close(): Promise<void> {
@@ -294,6 +324,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     async read(fn) {
       return fn(view);
     },
+    search,
     async transact(fn) {
       const applied = await queue.run(async () => {
         usable();
@@ -344,6 +375,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // On disk: nothing of it may be undone by a later write's failure.
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
+      // Searchable from the moment the write is acknowledged, never before it is on disk.
+      search.apply(changes);
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();

@@ -1,0 +1,317 @@
+import { ServiceError } from '../errors.js';
+import type { ConversationHit, TextHit, TextQuery, TextSearch, TimeRange } from '../ports.js';
+import type { AnnotationRecord, MessageRecord } from '../records.js';
+import { conversationSnapshot, renderAnnotation, renderConversationInSlices, renderMessage } from '../render/conversation.js';
+import { MAX_ENGINE_DEPTH, type SearchEngineInput, type SearchEnginesInput, searchInputSchema } from '../schemas/search.js';
+import { endsInWord, queryWords } from '../search/tokens.js';
+import { parseInput } from '../validate.js';
+import type {
+  SearchedAnnotation,
+  SearchedConversation,
+  SearchedConversationMessage,
+  SearchedConversationMessages,
+  SearchedConversations,
+} from '../wire.js';
+import { type ListOptions, type OperationContext, pageOptions, parseId } from './context.js';
+
+/** Results a search answers when no `limit` is given. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+/** Hits each engine contributes before engines are combined and pages cut. */
+const CANDIDATES = 1000;
+/** Characters of a snippet. */
+const SNIPPET_CHARS = 160;
+
+/** A record found, while engines are combined. */
+interface Found {
+  readonly id: string;
+  readonly similarity: number;
+  readonly temporal: boolean;
+  /** For a conversation: its matching messages and annotations. */
+  readonly conversation?: ConversationHit;
+}
+
+type Scope = { kind: 'messages'; conversation?: string } | { kind: 'conversations' };
+
+/** What a search needs besides its input: the index, and where to say that an engine fell back. */
+export interface SearchContext {
+  readonly search: TextSearch;
+  readonly ctx: OperationContext;
+}
+
+/** Messages of every conversation that match the input, best first, a page at a time. */
+export async function searchMessages(sc: SearchContext, input: unknown, options?: ListOptions): Promise<SearchedConversationMessages> {
+  return searchMessagesIn(sc, { kind: 'messages' }, input, options);
+}
+
+/** Messages of one conversation that match; NOT_FOUND for an unknown conversation. */
+export async function searchConversationMessages(
+  sc: SearchContext,
+  conversationId: string,
+  input: unknown,
+  options?: ListOptions,
+): Promise<SearchedConversationMessages> {
+  const conversation = parseId(conversationId, 'conversation id');
+  const exists = await sc.ctx.repository.read((view) => view.get('conversations', conversation));
+  if (!exists) throw new ServiceError('NOT_FOUND', `No conversation has the id "${conversation}".`, { resource: 'conversation', id: conversation });
+  return searchMessagesIn(sc, { kind: 'messages', conversation }, input, options);
+}
+
+async function searchMessagesIn(sc: SearchContext, scope: Scope, input: unknown, options?: ListOptions): Promise<SearchedConversationMessages> {
+  const page = pageOptions({ ...options, limit: options?.limit ?? DEFAULT_SEARCH_LIMIT });
+  const parsed = parseInput(searchInputSchema, input, 'SearchInput');
+  const plan = new Plan(sc, scope);
+  const found = await plan.run(parsed.engines, 0);
+  const slice = found.slice(page.offset, page.offset + page.limit);
+  const records = await sc.ctx.repository.read((view) => view.getMany('messages', slice.map((hit) => hit.id)));
+  const iterable: SearchedConversationMessage[] = [];
+  slice.forEach((hit, i) => {
+    const record = records[i];
+    if (!record) return;
+    iterable.push(searchedMessage(hit, record, plan.queries, page.transferables));
+  });
+  return withNext({ iterable }, found.length, page.offset + page.limit);
+}
+
+/** Conversations that match by their messages, names and annotations, best first, a page at a time. */
+export async function searchConversations(sc: SearchContext, input: unknown, options?: ListOptions): Promise<SearchedConversations> {
+  const page = pageOptions({ ...options, limit: options?.limit ?? DEFAULT_SEARCH_LIMIT });
+  const parsed = parseInput(searchInputSchema, input, 'SearchInput');
+  const plan = new Plan(sc, { kind: 'conversations' });
+  const found = await plan.run(parsed.engines, 0);
+  const slice = found.slice(page.offset, page.offset + page.limit);
+  const read = await sc.ctx.repository.read(async (view) => {
+    const conversations = await view.getMany('conversations', slice.map((hit) => hit.id));
+    const messages = await view.getMany('messages', slice.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []));
+    const annotations = await view.getMany('annotations', slice.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []));
+    const snapshots = page.transferables ? await Promise.all(conversations.map((record) => record && conversationSnapshot(view, record))) : [];
+    return { conversations, messages, annotations, snapshots };
+  });
+  const messages = new Map(read.messages.filter((m) => m !== undefined).map((m) => [m.id, m]));
+  const annotations = new Map(read.annotations.filter((a) => a !== undefined).map((a) => [a.id, a]));
+  const iterable: SearchedConversation[] = [];
+  for (const [i, hit] of slice.entries()) {
+    const record = read.conversations[i];
+    if (!record) continue;
+    const messageHits = (hit.conversation?.messages ?? []).flatMap((m) => {
+      const message = messages.get(m.id);
+      return message ? [searchedMessage({ ...m, temporal: hit.temporal }, message, plan.queries, page.transferables)] : [];
+    });
+    const annotationHits = (hit.conversation?.annotations ?? []).flatMap((a) => {
+      const annotation = annotations.get(a.id);
+      return annotation ? [searchedAnnotation(a, annotation, plan.queries, page.transferables)] : [];
+    });
+    const exact =
+      plan.queries.some((query) => holds(record.name ?? '', query)) || messageHits.some((m) => m.exact) || annotationHits.some((a) => a.exact);
+    const searched: SearchedConversation = { exact, similarity: round(hit.similarity), identifier: record.id };
+    if (hit.temporal) searched.temporal = true;
+    const snapshot = read.snapshots[i];
+    if (snapshot) searched.conversation = await renderConversationInSlices(snapshot, page);
+    if (messageHits.length > 0) searched.messages = { iterable: messageHits };
+    if (annotationHits.length > 0) searched.annotations = { iterable: annotationHits };
+    iterable.push(searched);
+  }
+  return withNext({ iterable }, found.length, page.offset + page.limit);
+}
+
+function withNext<T extends object>(answer: T, total: number, end: number): T & { next?: number } {
+  return end < total ? { ...answer, next: end } : answer;
+}
+
+/**
+ * One search: runs its engines against the index, AND or OR, nested as `operations` say, and
+ * keeps the queries it ran (to find them verbatim and cut snippets around them).
+ */
+class Plan {
+  readonly queries: string[] = [];
+  #warned = false;
+
+  constructor(
+    readonly sc: SearchContext,
+    readonly scope: Scope,
+  ) {}
+
+  /** The records the engines find together, best first. */
+  async run(engines: SearchEnginesInput, depth: number): Promise<Found[]> {
+    if (depth >= MAX_ENGINE_DEPTH) {
+      throw new ServiceError('INVALID_INPUT', `Search engines nest at most ${MAX_ENGINE_DEPTH} levels deep.`, {
+        issues: [{ path: ['engines'], message: `must nest at most ${MAX_ENGINE_DEPTH} levels of operations` }],
+      });
+    }
+    const results: Found[][] = [];
+    for (const engine of engines.iterable) results.push(await this.#engine(engine, depth));
+    return engines.type === 'AND' ? intersect(results) : union(results);
+  }
+
+  async #engine(engine: SearchEngineInput, depth: number): Promise<Found[]> {
+    if (engine.embeddings && !this.#warned) {
+      // No runtime here computes embeddings: the engine's query runs as full text, as documented.
+      this.#warned = true;
+      this.sc.ctx.logger.warn('An `embeddings` search engine ran as full text: no runtime that computes embeddings is configured.');
+    }
+    const query = engine.query?.trim() ?? '';
+    const temporal = engine.temporal !== undefined;
+    const textQuery: TextQuery = {
+      text: query,
+      words: queryWords(query),
+      prefix: endsInWord(query),
+      limit: CANDIDATES,
+      ...timeRanges(engine),
+      ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
+    };
+    if (query !== '') this.queries.push(query);
+    let found: Found[] | undefined;
+    // Words that are all stop words (or punctuation) find nothing rather than everything.
+    if (query === '' ? temporal || !engine.operations : textQuery.words.length > 0) {
+      found =
+        this.scope.kind === 'conversations'
+          ? (await this.sc.search.searchConversations(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal, conversation: hit }))
+          : (await this.sc.search.searchMessages(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal }));
+    } else if (query !== '') found = [];
+    if (engine.operations) {
+      const nested = await this.run(engine.operations, depth + 1);
+      found = found === undefined ? nested : intersect([found, nested]);
+    }
+    found ??= [];
+    const least = engine.fullText?.similarity ?? engine.embeddings?.similarity;
+    if (least !== undefined && least !== null) found = found.filter((hit) => hit.similarity >= least);
+    if (engine.fullText?.exact && query !== '') found = await this.#verbatim(found, query);
+    return found;
+  }
+
+  /** The hits whose text holds `query` verbatim (letter case and spacing aside). */
+  async #verbatim(found: Found[], query: string): Promise<Found[]> {
+    const ids = found.map((hit) => hit.id);
+    if (this.scope.kind === 'messages') {
+      const records = await this.sc.ctx.repository.read((view) => view.getMany('messages', ids));
+      return found.filter((_, i) => holds(messageText(records[i]), query));
+    }
+    const kept: Found[] = [];
+    const texts = await this.sc.ctx.repository.read(async (view) => {
+      const names = await view.getMany('conversations', ids);
+      const messages = await view.getMany('messages', found.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []));
+      const annotations = await view.getMany('annotations', found.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []));
+      return { names, messages: messages.map(messageText), annotations: annotations.map((a) => a?.text ?? '') };
+    });
+    let m = 0;
+    let a = 0;
+    found.forEach((hit, i) => {
+      const own = [texts.names[i]?.name ?? ''];
+      for (const _ of hit.conversation?.messages ?? []) own.push(texts.messages[m++]!);
+      for (const _ of hit.conversation?.annotations ?? []) own.push(texts.annotations[a++]!);
+      if (own.some((text) => holds(text, query))) kept.push(hit);
+    });
+    return kept;
+  }
+}
+
+function timeRanges(engine: SearchEngineInput): { created?: TimeRange; updated?: TimeRange } {
+  const range = (r: { from?: { value: string }; to?: { value: string } } | undefined): TimeRange | undefined =>
+    r && {
+      ...(r.from ? { from: Date.parse(r.from.value) } : {}),
+      ...(r.to ? { to: Date.parse(r.to.value) } : {}),
+    };
+  const created = range(engine.temporal?.created);
+  const updated = range(engine.temporal?.updated);
+  return { ...(created ? { created } : {}), ...(updated ? { updated } : {}) };
+}
+
+/** Engines OR'ed: every record any engine found, at its best similarity. */
+function union(results: Found[][]): Found[] {
+  if (results.length === 1) return results[0]!;
+  const best = new Map<string, Found>();
+  for (const found of results) {
+    for (const hit of found) {
+      const before = best.get(hit.id);
+      if (!before || hit.similarity > before.similarity) best.set(hit.id, before?.temporal ? { ...hit, temporal: true } : hit);
+      else if (hit.temporal && !before.temporal) best.set(hit.id, { ...before, temporal: true });
+    }
+  }
+  return ranked([...best.values()]);
+}
+
+/** Engines AND'ed: the records every engine found, at their mean similarity. */
+function intersect(results: Found[][]): Found[] {
+  if (results.length === 0) return [];
+  if (results.length === 1) return results[0]!;
+  const maps = results.map((found) => new Map(found.map((hit) => [hit.id, hit])));
+  const kept: Found[] = [];
+  for (const hit of results[0]!) {
+    const all = maps.map((map) => map.get(hit.id));
+    if (all.some((h) => h === undefined)) continue;
+    const similarity = all.reduce((sum, h) => sum + h!.similarity, 0) / all.length;
+    const withText = all.find((h) => h!.conversation && h!.conversation.messages.length > 0) ?? hit;
+    kept.push({ ...withText!, similarity, temporal: all.some((h) => h!.temporal) });
+  }
+  return ranked(kept);
+}
+
+const ranked = (found: Found[]) => found.sort((a, b) => b.similarity - a.similarity);
+
+function searchedMessage(hit: Pick<Found, 'similarity' | 'temporal'>, record: MessageRecord, queries: readonly string[], transferables: boolean): SearchedConversationMessage {
+  const text = messageText(record);
+  const searched: SearchedConversationMessage = {
+    exact: queries.some((query) => holds(text, query)),
+    similarity: round(hit.similarity),
+    identifier: record.id,
+  };
+  if (hit.temporal) searched.temporal = true;
+  if (transferables) searched.message = renderMessage(record, { transferables });
+  const cut = snippet(text, queries);
+  if (cut && transferables) searched.snippet = cut;
+  return searched;
+}
+
+function searchedAnnotation(hit: TextHit, record: AnnotationRecord, queries: readonly string[], transferables: boolean): SearchedAnnotation {
+  const searched: SearchedAnnotation = {
+    exact: queries.some((query) => holds(record.text, query)),
+    similarity: round(hit.similarity),
+    identifier: record.id,
+  };
+  if (transferables) {
+    searched.annotation = renderAnnotation(record);
+    const cut = snippet(record.text, queries);
+    if (cut) searched.snippet = cut;
+  }
+  return searched;
+}
+
+const messageText = (record: MessageRecord | undefined) => record?.fragment?.string?.raw ?? '';
+const round = (similarity: number) => Math.round(similarity * 10_000) / 10_000;
+const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ');
+
+/** Whether `text` holds `query` verbatim, letter case and runs of spaces aside. */
+function holds(text: string, query: string): boolean {
+  return query !== '' && normalized(text).includes(normalized(query.trim()));
+}
+
+/** About {@link SNIPPET_CHARS} characters of `text` around the first place a query, or one of its words, occurs. */
+function snippet(text: string, queries: readonly string[]): string | undefined {
+  if (text === '') return undefined;
+  const lower = text.toLowerCase();
+  let at = -1;
+  let length = 0;
+  for (const query of queries) {
+    const whole = lower.indexOf(query.toLowerCase());
+    if (whole >= 0) {
+      at = whole;
+      length = query.length;
+      break;
+    }
+  }
+  if (at < 0) {
+    for (const query of queries) {
+      for (const word of query.toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) ?? []) {
+        const found = lower.indexOf(word);
+        if (found >= 0 && (at < 0 || found < at)) {
+          at = found;
+          length = word.length;
+        }
+      }
+    }
+  }
+  if (at < 0) at = 0;
+  const start = Math.max(0, at - Math.floor((SNIPPET_CHARS - length) / 3));
+  const end = Math.min(text.length, start + SNIPPET_CHARS);
+  const cut = text.slice(start, end).replace(/\s+/g, ' ').trim();
+  return (start > 0 ? '…' : '') + cut + (end < text.length ? '…' : '');
+}

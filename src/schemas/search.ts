@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { boundedArray, ignoredField, timestampSchema } from './common.js';
+
+/** Most characters of one query. */
+export const MAX_QUERY_CHARS = 1_000;
+/** Most engines in one list, and most levels of nested `operations`. */
+export const MAX_ENGINES = 16;
+export const MAX_ENGINE_DEPTH = 4;
+
+/** The API's AnonymousTemporalRange: from and to, both inclusive (`between` and `continuous` are accepted and ignored). */
+const timeRangeSchema = z.strictObject({
+  schema: ignoredField,
+  from: timestampSchema.optional(),
+  to: timestampSchema.optional(),
+  between: ignoredField,
+  continuous: ignoredField,
+});
+
+/** The API's TemporalSearchOptions: records created, or updated, within a range. */
+const temporalSchema = z.strictObject({
+  schema: ignoredField,
+  created: timeRangeSchema.optional(),
+  updated: timeRangeSchema.optional(),
+});
+
+/** The API's FullTextSearchOptions: `exact` keeps only records that hold the query verbatim; `similarity` is the lowest similarity kept. */
+const fullTextSchema = z.strictObject({
+  schema: ignoredField,
+  similarity: z.number().min(0).max(1).nullable().optional(),
+  exact: z.boolean().optional(),
+});
+
+/** The API's EmbeddingsSearchOptions: rank by meaning (the embedding `type` is the server's to choose). */
+const embeddingsSchema = z.strictObject({
+  schema: ignoredField,
+  type: ignoredField,
+  similarity: z.number().min(0).max(1).optional(),
+});
+
+/** The API's SearchEngine: a query and how to run it, or `operations`, engines combined. */
+export type SearchEngineInput = {
+  schema?: undefined;
+  query?: string | undefined;
+  embeddings?: z.output<typeof embeddingsSchema> | undefined;
+  fullText?: z.output<typeof fullTextSchema> | undefined;
+  temporal?: z.output<typeof temporalSchema> | undefined;
+  workstream?: undefined;
+  operations?: SearchEnginesInput | undefined;
+};
+
+/** The API's SearchEngines: engines, combined by `type` (AND: every engine; OR, the default: any). */
+export type SearchEnginesInput = {
+  schema?: undefined;
+  iterable: SearchEngineInput[];
+  type?: 'UNKNOWN' | 'AND' | 'OR' | undefined;
+};
+
+export const searchEngineSchema: z.ZodType<SearchEngineInput> = z.lazy(() =>
+  z.strictObject({
+    schema: ignoredField,
+    query: z.string().max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`).optional(),
+    embeddings: embeddingsSchema.optional(),
+    fullText: fullTextSchema.optional(),
+    temporal: temporalSchema.optional(),
+    workstream: ignoredField,
+    operations: searchEnginesSchema.optional(),
+  }),
+);
+
+export const searchEnginesSchema: z.ZodType<SearchEnginesInput> = z.lazy(() =>
+  z.strictObject({
+    schema: ignoredField,
+    iterable: boundedArray(searchEngineSchema, MAX_ENGINES),
+    type: z.enum(['UNKNOWN', 'AND', 'OR']).optional(),
+  }),
+);
+
+/** Body of the three search routes: the API's SearchInput. */
+export const searchInputSchema = z.strictObject({
+  schema: ignoredField,
+  engines: searchEnginesSchema,
+});

@@ -1,0 +1,203 @@
+const CHUNK_BITS = 20;
+const CHUNK_BYTES = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_BYTES - 1;
+/** Bytes of a list's slices, from its first on: a rare term costs 8 bytes, a common one grows by ever larger slices. */
+const SLICE_BYTES = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+const LAST_LEVEL = SLICE_BYTES.length - 1;
+/** The last 4 bytes of a slice address the next one. */
+const POINTER = 4;
+
+/**
+ * The postings of every term in one pool of 1 MiB byte chunks (Lucene's ByteBlockPool): each list
+ * is a chain of slices that double in size, so appending never moves bytes and a term costs 8
+ * bytes until it has more to say. A posting is the document number's distance from the list's
+ * previous one, shifted left by one, with the low bit set when the term occurs once; otherwise its
+ * count follows. Both are varints: a posting takes two bytes or less.
+ */
+export class PostingPool {
+  #chunks: Uint8Array[] = [];
+  /** The next free byte of the pool. */
+  #top = 0;
+  // Per list: where it starts, where the next byte goes, where the current slice's pointer is,
+  // the current slice's level, and the last document it holds.
+  #head = new Int32Array(1024);
+  #write = new Int32Array(1024);
+  #end = new Int32Array(1024);
+  #level = new Uint8Array(1024);
+  #last = new Int32Array(1024);
+  /** Postings in the list (dead documents' included, until the index is compacted). */
+  #count = new Int32Array(1024);
+  #lists = 0;
+
+  get lists(): number {
+    return this.#lists;
+  }
+
+  /** Bytes the pool and its tables hold. */
+  get bytes(): number {
+    return this.#chunks.length * CHUNK_BYTES + this.#head.length * 21;
+  }
+
+  /** Starts an empty list; answers its number. */
+  newList(): number {
+    const list = this.#lists++;
+    if (list === this.#head.length) this.#grow(list * 2);
+    const start = this.#allocate(0);
+    this.#head[list] = start;
+    this.#write[list] = start;
+    this.#end[list] = start + SLICE_BYTES[0]! - POINTER;
+    this.#level[list] = 0;
+    this.#last[list] = -1;
+    return list;
+  }
+
+  /** How many postings the list holds. */
+  count(list: number): number {
+    return this.#count[list]!;
+  }
+
+  /** The last document the list holds (-1: none). */
+  last(list: number): number {
+    return this.#last[list]!;
+  }
+
+  /** Appends that `doc` (larger than every document in the list) holds the term `frequency` times. */
+  add(list: number, doc: number, frequency: number): void {
+    const gap = doc - this.#last[list]!;
+    this.#last[list] = doc;
+    this.#count[list]!++;
+    if (frequency === 1) this.#varint(list, gap * 2 + 1);
+    else {
+      this.#varint(list, gap * 2);
+      this.#varint(list, frequency);
+    }
+  }
+
+  /** Calls `visit` with each posting of the list, in document order. */
+  forEach(list: number, visit: (doc: number, frequency: number) => void): void {
+    const chunks = this.#chunks;
+    const stop = this.#write[list]!;
+    let at = this.#head[list]!;
+    let level = 0;
+    let end = at + SLICE_BYTES[0]! - POINTER;
+    let doc = -1;
+    // One byte at a time, following the slice pointers; a varint may span two slices.
+    const next = (): number => {
+      if (at === end) {
+        at = readPointer(chunks, end);
+        if (level < LAST_LEVEL) level++;
+        end = at + SLICE_BYTES[level]! - POINTER;
+      }
+      const byte = chunks[at >>> CHUNK_BITS]![at & CHUNK_MASK]!;
+      at++;
+      return byte;
+    };
+    const varint = (): number => {
+      let value = 0;
+      let scale = 1;
+      for (;;) {
+        const byte = next();
+        value += (byte & 0x7f) * scale;
+        if (byte < 0x80) return value;
+        scale *= 128;
+      }
+    };
+    while (at !== stop) {
+      const code = varint();
+      doc += Math.floor(code / 2);
+      visit(doc, code % 2 === 1 ? 1 : varint());
+    }
+  }
+
+  /** The pool's state, for the index file. */
+  dump(): { chunks: Uint8Array[]; top: number; tables: Int32Array[]; levels: Uint8Array; lists: number } {
+    const n = this.#lists;
+    return {
+      chunks: this.#chunks,
+      top: this.#top,
+      tables: [this.#head, this.#write, this.#end, this.#last, this.#count].map((table) => table.subarray(0, n)),
+      levels: this.#level.subarray(0, n),
+      lists: n,
+    };
+  }
+
+  /** A pool as {@link dump} left it. */
+  static restore(state: { chunks: Uint8Array[]; top: number; tables: Int32Array[]; levels: Uint8Array; lists: number }): PostingPool {
+    const pool = new PostingPool();
+    pool.#grow(Math.max(1024, state.lists));
+    pool.#chunks = state.chunks;
+    pool.#top = state.top;
+    pool.#lists = state.lists;
+    const [head, write, end, last, count] = state.tables as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
+    pool.#head.set(head);
+    pool.#write.set(write);
+    pool.#end.set(end);
+    pool.#last.set(last);
+    pool.#count.set(count);
+    pool.#level.set(state.levels);
+    return pool;
+  }
+
+  #varint(list: number, value: number): void {
+    while (value >= 0x80) {
+      this.#byte(list, (value % 128) | 0x80);
+      value = Math.floor(value / 128);
+    }
+    this.#byte(list, value);
+  }
+
+  #byte(list: number, byte: number): void {
+    let at = this.#write[list]!;
+    const end = this.#end[list]!;
+    if (at === end) {
+      const level = Math.min(this.#level[list]! + 1, LAST_LEVEL);
+      at = this.#allocate(level);
+      writePointer(this.#chunks, end, at);
+      this.#level[list] = level;
+      this.#end[list] = at + SLICE_BYTES[level]! - POINTER;
+    }
+    this.#chunks[at >>> CHUNK_BITS]![at & CHUNK_MASK] = byte;
+    this.#write[list] = at + 1;
+  }
+
+  /** A slice of `level`'s size; never across two chunks. */
+  #allocate(level: number): number {
+    const size = SLICE_BYTES[level]!;
+    if (this.#top + size > this.#chunks.length * CHUNK_BYTES) {
+      this.#top = this.#chunks.length * CHUNK_BYTES;
+      this.#chunks.push(new Uint8Array(CHUNK_BYTES));
+    }
+    const start = this.#top;
+    this.#top += size;
+    return start;
+  }
+
+  #grow(size: number): void {
+    const grown = <T extends Int32Array | Uint8Array>(from: T, make: new (n: number) => T) => {
+      const to = new make(size);
+      to.set(from);
+      return to;
+    };
+    this.#head = grown(this.#head, Int32Array);
+    this.#write = grown(this.#write, Int32Array);
+    this.#end = grown(this.#end, Int32Array);
+    this.#last = grown(this.#last, Int32Array);
+    this.#count = grown(this.#count, Int32Array);
+    this.#level = grown(this.#level, Uint8Array);
+  }
+}
+
+function readPointer(chunks: Uint8Array[], at: number): number {
+  const chunk = chunks[at >>> CHUNK_BITS]!;
+  const i = at & CHUNK_MASK;
+  return (chunk[i]! | (chunk[i + 1]! << 8) | (chunk[i + 2]! << 16) | (chunk[i + 3]! << 24)) >>> 0;
+}
+
+function writePointer(chunks: Uint8Array[], at: number, value: number): void {
+  const chunk = chunks[at >>> CHUNK_BITS]!;
+  const i = at & CHUNK_MASK;
+  chunk[i] = value & 0xff;
+  chunk[i + 1] = (value >>> 8) & 0xff;
+  chunk[i + 2] = (value >>> 16) & 0xff;
+  chunk[i + 3] = (value >>> 24) & 0xff;
+}

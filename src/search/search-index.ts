@@ -1,0 +1,45 @@
+import type { ReadView, TextSearch } from '../ports.js';
+import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
+import { TextIndex } from './text-index.js';
+
+/** Records read at once while building an index from a store. */
+const BUILD_PAGE = 1000;
+
+/**
+ * The full-text index a store keeps of its records: the store hands it every committed write
+ * ({@link apply}), so it never drifts from the records; queries run against it synchronously.
+ */
+export class SearchIndex implements TextSearch {
+  constructor(public index: TextIndex = new TextIndex()) {}
+
+  /** Applies committed writes, in commit order. */
+  apply(changes: readonly RecordChange[]): void {
+    for (const change of changes) {
+      if (!INDEXED_COLLECTIONS.has(change.collection)) continue;
+      for (const action of indexActions(change)) {
+        if ('put' in action) this.index.put(action.put);
+        else this.index.remove(action.remove, action.id);
+      }
+    }
+  }
+
+  /** Indexes every record of the store `view` reads (what is indexed already is replaced). */
+  async build(view: ReadView): Promise<void> {
+    for (const collection of INDEXED_COLLECTIONS) {
+      let after: string | undefined;
+      do {
+        const page = await view.list(collection, { limit: BUILD_PAGE, ...(after === undefined ? {} : { after }) });
+        this.apply(page.records.map((record) => ({ collection, id: (record as { id: string }).id, record })));
+        after = page.next;
+      } while (after !== undefined);
+    }
+  }
+
+  async searchMessages(query: Parameters<TextSearch['searchMessages']>[0]) {
+    return this.index.searchMessages(query);
+  }
+
+  async searchConversations(query: Parameters<TextSearch['searchConversations']>[0]) {
+    return this.index.searchConversations(query);
+  }
+}

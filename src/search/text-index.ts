@@ -1,0 +1,655 @@
+import { PostingPool } from './postings.js';
+import { forEachTerm, type QueryWord, termOf } from './tokens.js';
+
+/** What a document of the index is: a message (the user's or another role's), a conversation's name, an annotation. */
+export type Field = 'userMessage' | 'message' | 'name' | 'annotation';
+const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
+const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
+const NAME = 2;
+const ANNOTATION = 3;
+
+/** One document: a record's searchable text, the conversation it belongs to, and its times. */
+export interface IndexedDoc {
+  readonly field: Field;
+  /** The record's id (a conversation's own, for its name). */
+  readonly id: string;
+  /** The conversation it belongs to; none for an annotation of no conversation. */
+  readonly conversation: string | undefined;
+  readonly text: string;
+  /** Milliseconds since 1970. */
+  readonly created: number;
+  readonly updated: number;
+}
+
+/** Times a query keeps: inclusive bounds in milliseconds since 1970. */
+export interface TimeRange {
+  readonly from?: number;
+  readonly to?: number;
+}
+
+/** A search of the index. */
+export interface TextQuery {
+  /** The query as typed, for stores that tokenize it themselves. */
+  readonly text: string;
+  /** Its words, tokenized as the index's documents are. */
+  readonly words: readonly QueryWord[];
+  /** Also find longer words that start with the last word (it is still being typed). */
+  readonly prefix: boolean;
+  /** Also find words one typo away from a word the index does not hold. Default true. */
+  readonly fuzzy?: boolean;
+  /** Only this conversation's documents. */
+  readonly conversation?: string;
+  /** Only documents (for conversations: conversations) created, or updated, within these times. */
+  readonly created?: TimeRange;
+  readonly updated?: TimeRange;
+  /** At most this many hits, best first. */
+  readonly limit: number;
+}
+
+/** A document found: its id, conversation and score (0–1: how much of the query's weight it holds). */
+export interface TextHit {
+  readonly id: string;
+  readonly field: Field;
+  readonly conversation: string | undefined;
+  readonly similarity: number;
+}
+
+/** A conversation found, with its messages and annotations that match (best first). */
+export interface ConversationHit {
+  readonly id: string;
+  readonly similarity: number;
+  readonly messages: readonly TextHit[];
+  readonly annotations: readonly TextHit[];
+}
+
+// BM25's usual constants.
+const K1 = 1.2;
+const B = 0.75;
+/**
+ * How much a field counts in a conversation's score, against a message's 1: the AI tools title a
+ * chat from its first request, and people remember a chat by it, by its name and by its summary.
+ */
+const WEIGHT_FIRST_REQUEST = 8;
+const WEIGHT_NAME = 4;
+const WEIGHT_ANNOTATION = 2;
+/** A word found only as the start of a longer one, or one typo away, counts less than itself. */
+const WEIGHT_PREFIX = 0.7;
+const WEIGHT_TYPO = 0.6;
+/** Longer words a prefix stands for, at most (the most frequent ones). */
+const PREFIX_EXPANSIONS = 32;
+/** Messages and annotations shown with each conversation found. */
+const HITS_PER_CONVERSATION = 3;
+
+/**
+ * A full-text index of messages, conversation names and annotations, in memory, kept small: the
+ * dictionary is a Map of terms, postings are varints in one byte pool ({@link PostingPool}), and a
+ * document costs its id and 14 bytes of typed arrays. A document written again gets a new number;
+ * its old postings stay, dead, until {@link compact} (called by {@link put} once a fifth are dead)
+ * drops them. Ranking is BM25 for messages and, for conversations, BM25 over the conversation as
+ * one document whose first request, name and annotations count several times over.
+ */
+export class TextIndex {
+  #terms = new Map<string, number>();
+  #pool = new PostingPool();
+  /** Per field: record id → document number. */
+  #docs: Map<string, number>[] = FIELDS.map(() => new Map());
+  /** Document number → record id; undefined once the document is dead. */
+  #ids: (string | undefined)[] = [];
+  #owner = new Int32Array(1024);
+  #field = new Uint8Array(1024);
+  #length = new Uint16Array(1024);
+  /** Seconds since 1970. */
+  #created = new Uint32Array(1024);
+  #updated = new Uint32Array(1024);
+  #dead = 0;
+  /** Live message documents and their total length, for BM25's average. */
+  #messages = 0;
+  #messageLength = 0;
+
+  #conversationNumber = new Map<string, number>();
+  #conversationIds: string[] = [];
+  /** Per conversation: the weighted length of its documents, and its first request (-1: none known). */
+  #conversationLength = new Float64Array(256);
+  #firstRequest = new Int32Array(256);
+  /** Live conversations (with a name document) and their total weighted length. */
+  #conversations = 0;
+  #conversationTotal = 0;
+
+  // Scratch space of the queries, kept between them.
+  #score = new Float64Array(1024);
+  #best = new Float64Array(1024);
+  #conversationScore = new Float64Array(256);
+  #conversationFrequency = new Float64Array(256);
+
+  /** Live documents. */
+  get size(): number {
+    return this.#ids.length - this.#dead;
+  }
+
+  /** Bytes the index holds, roughly: its typed arrays and pool, and its strings and maps at their usual cost in V8. */
+  get bytes(): number {
+    let terms = 0;
+    for (const term of this.#terms.keys()) terms += 40 + term.length;
+    const docs = this.#ids.length * (8 + 56 + 30) + this.#owner.length * 14;
+    const conversations = this.#conversationIds.length * 90 + this.#conversationLength.length * 12;
+    const scratch = (this.#score.length + this.#best.length) * 8 + (this.#conversationScore.length + this.#conversationFrequency.length) * 8;
+    return terms + this.#pool.bytes + docs + conversations + scratch;
+  }
+
+  /** Adds a document, or replaces the one of the same field and id. */
+  put(doc: IndexedDoc): void {
+    this.#removeDoc(FIELD_NUMBER[doc.field], doc.id);
+    const number = this.#ids.length;
+    if (number === this.#owner.length) this.#growDocs(number * 2);
+    const field = FIELD_NUMBER[doc.field];
+    const frequencies = new Map<string, number>();
+    let length = 0;
+    forEachTerm(doc.text, (term) => {
+      frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      length++;
+    });
+    for (const [term, frequency] of frequencies) {
+      let list = this.#terms.get(term);
+      if (list === undefined) {
+        list = this.#pool.newList();
+        this.#terms.set(term, list);
+      }
+      this.#pool.add(list, number, frequency);
+    }
+    this.#ids.push(doc.id);
+    this.#docs[field]!.set(doc.id, number);
+    this.#field[number] = field;
+    this.#length[number] = Math.min(length, 0xffff);
+    this.#created[number] = seconds(doc.created);
+    this.#updated[number] = seconds(doc.updated);
+    const owner = doc.conversation === undefined ? -1 : this.#conversation(doc.conversation);
+    this.#owner[number] = owner;
+    if (field <= 1) {
+      this.#messages++;
+      this.#messageLength += this.#length[number]!;
+    }
+    if (field === NAME) {
+      this.#conversations++;
+      this.#conversationTotal += this.#conversationLength[owner]!;
+    }
+    if (owner >= 0) {
+      this.#addLength(owner, this.#weightedLength(number));
+      if (field === 0) {
+        const first = this.#firstRequest[owner]!;
+        if (first < 0 || this.#created[first]! > this.#created[number]!) this.#setFirstRequest(owner, number);
+      }
+    }
+  }
+
+  /** Removes the document of this field and id, if the index has it. */
+  remove(field: Field, id: string): void {
+    this.#removeDoc(FIELD_NUMBER[field], id);
+    if (this.#dead > 5000 && this.#dead * 5 > this.#ids.length) this.compact();
+  }
+
+  /** Whether the index holds this document. */
+  has(field: Field, id: string): boolean {
+    return this.#docs[FIELD_NUMBER[field]]!.has(id);
+  }
+
+  /** Messages that match, best first (only messages of `query.conversation` when it names one). */
+  searchMessages(query: TextQuery): TextHit[] {
+    const owner = query.conversation === undefined ? -1 : (this.#conversationNumber.get(query.conversation) ?? -2);
+    if (owner === -2) return [];
+    const keep = (doc: number) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query);
+    if (query.words.length === 0) return this.#newest(keep, query.limit).map((doc) => ({ ...this.#hit(doc, 1), similarity: 0 }));
+    const { touched, bound } = this.#scoreDocs(query, (doc) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query));
+    const hits = topOf(touched, this.#score, query.limit).map((doc) => this.#hit(doc, bound));
+    for (const doc of touched) this.#score[doc] = 0;
+    return hits;
+  }
+
+  /** Conversations that match, best first, each with its best matching messages and annotations. */
+  searchConversations(query: TextQuery): ConversationHit[] {
+    const timeOk = (conversation: number) => {
+      const name = this.#docs[NAME]!.get(this.#conversationIds[conversation]!);
+      return name !== undefined && this.#inTime(name, query);
+    };
+    if (query.words.length === 0) {
+      return this.#newest((doc) => this.#field[doc] === NAME && this.#inTime(doc, query), query.limit).map((doc) => ({
+        id: this.#ids[doc]!,
+        similarity: 0,
+        messages: [],
+        annotations: [],
+      }));
+    }
+    const { touched, bound } = this.#scoreDocs(query, (doc) => this.#owner[doc]! >= 0, true);
+    const conversations = this.#conversationTouched;
+    const ranked = topOf(conversations.filter(timeOk), this.#conversationScore, query.limit);
+    const conversationBound = this.#conversationBound;
+    // Each conversation's best documents, from the documents' own scores.
+    const byOwner = new Map<number, number[]>(ranked.map((owner) => [owner, []]));
+    for (const doc of touched) byOwner.get(this.#owner[doc]!)?.push(doc);
+    const hits = ranked.map((owner): ConversationHit => {
+      const docs = byOwner.get(owner)!;
+      const best = (field: (f: number) => boolean) =>
+        topOf(
+          docs.filter((doc) => field(this.#field[doc]!)),
+          this.#score,
+          HITS_PER_CONVERSATION,
+        ).map((doc) => this.#hit(doc, bound));
+      return {
+        id: this.#conversationIds[owner]!,
+        similarity: Math.min(1, this.#conversationScore[owner]! / conversationBound),
+        messages: best((f) => f <= 1),
+        annotations: best((f) => f === ANNOTATION),
+      };
+    });
+    for (const doc of touched) this.#score[doc] = 0;
+    for (const owner of conversations) this.#conversationScore[owner] = 0;
+    this.#conversationTouched = [];
+    return hits;
+  }
+
+  /** The `limit` most recently updated live documents `keep` accepts: what a query of no words (a filter alone) finds. */
+  #newest(keep: (doc: number) => boolean, limit: number): number[] {
+    const kept: number[] = [];
+    for (let doc = 0; doc < this.#ids.length; doc++) if (this.#ids[doc] !== undefined && keep(doc)) kept.push(doc);
+    const order = Float64Array.from(this.#updated);
+    return topOf(kept, order, limit);
+  }
+
+  #conversationTouched: number[] = [];
+  #conversationBound = 1;
+
+  /**
+   * Scores the documents `keep` accepts into `#score` (BM25, each query word's best term), and,
+   * with `perConversation`, the conversations into `#conversationScore`. Answers the documents
+   * touched and the highest score a document could have (what similarity 1 means).
+   */
+  #scoreDocs(
+    query: TextQuery,
+    keep: (doc: number) => boolean,
+    perConversation = false,
+  ): { touched: number[]; bound: number } {
+    this.#reserveScratch();
+    const touched: number[] = [];
+    let bound = 0;
+    let conversationBound = 0;
+    const conversationsTouched = new Set<number>();
+    const avgLength = this.#messages > 0 ? this.#messageLength / this.#messages : 1;
+    const docs = Math.max(1, this.#ids.length - this.#dead);
+    const words = query.words;
+    for (let w = 0; w < words.length; w++) {
+      const word = words[w]!;
+      const expandPrefix = query.prefix && w === words.length - 1;
+      for (const term of word.terms) {
+        const lists = this.#listsFor(term, word.typed, expandPrefix, query.fuzzy ?? true);
+        if (lists.length === 0) continue;
+        const best = this.#best;
+        const groupDocs: number[] = [];
+        // The conversations' frequencies of this word: their documents', weighted by field.
+        const found: number[] = [];
+        const conversationFrequency = this.#conversationFrequency;
+        let groupBound = 0;
+        for (const [list, weight] of lists) {
+          const idf = Math.log(1 + (docs - this.#pool.count(list) + 0.5) / (this.#pool.count(list) + 0.5));
+          groupBound = Math.max(groupBound, weight * idf * (K1 + 1));
+          this.#pool.forEach(list, (doc, frequency) => {
+            if (this.#ids[doc] === undefined || !keep(doc)) return;
+            if (perConversation) {
+              const owner = this.#owner[doc]!;
+              if (conversationFrequency[owner] === 0) found.push(owner);
+              conversationFrequency[owner]! += weight * frequency * this.#docWeight(doc);
+            }
+            const norm = this.#field[doc]! <= 1 ? this.#length[doc]! / avgLength : 1;
+            const score = (weight * idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * norm));
+            if (score > best[doc]!) {
+              if (best[doc] === 0) groupDocs.push(doc);
+              best[doc] = score;
+            }
+          });
+        }
+        bound += groupBound;
+        for (const doc of groupDocs) {
+          if (this.#score[doc] === 0) touched.push(doc);
+          this.#score[doc]! += best[doc]!;
+          best[doc] = 0;
+        }
+        if (perConversation) {
+          const n = Math.max(1, this.#conversations);
+          const idf = Math.log(1 + (n - found.length + 0.5) / (found.length + 0.5));
+          const avg = this.#conversations > 0 ? this.#conversationTotal / this.#conversations : 1;
+          conversationBound += idf * (K1 + 1);
+          for (const owner of found) {
+            const frequency = this.#conversationFrequency[owner]!;
+            this.#conversationFrequency[owner] = 0;
+            const norm = this.#conversationLength[owner]! / avg;
+            this.#conversationScore[owner]! += (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * norm));
+            conversationsTouched.add(owner);
+          }
+        }
+      }
+    }
+    this.#conversationTouched = [...conversationsTouched];
+    this.#conversationBound = conversationBound || 1;
+    return { touched, bound: bound || 1 };
+  }
+
+  /** The posting lists a query term stands for, with their weights: itself, longer words it starts, words one typo away. */
+  #listsFor(term: string, typed: string, prefix: boolean, fuzzy: boolean): [number, number][] {
+    const lists: [number, number][] = [];
+    const exact = this.#terms.get(term);
+    if (exact !== undefined) lists.push([exact, 1]);
+    if (prefix && typed.length >= 2) {
+      const longer: [number, number][] = [];
+      for (const [candidate, list] of this.#terms) {
+        if (candidate !== term && candidate.length > typed.length && candidate.startsWith(typed)) longer.push([list, this.#pool.count(list)]);
+      }
+      longer.sort((a, b) => b[1] - a[1]);
+      for (const [list] of longer.slice(0, PREFIX_EXPANSIONS)) lists.push([list, WEIGHT_PREFIX]);
+    }
+    if (exact === undefined && fuzzy && typed.length >= 4 && typed.length <= 24) {
+      // Typos are made in words as typed, before stemming: `compnents` is one letter from `components`, stemmed `compon`.
+      const seen = new Set<number>();
+      for (const candidate of oneEditAway(typed)) {
+        const list = this.#terms.get(termOf(candidate));
+        if (list !== undefined && !seen.has(list)) {
+          seen.add(list);
+          lists.push([list, WEIGHT_TYPO]);
+        }
+      }
+    }
+    return lists;
+  }
+
+  #hit(doc: number, bound: number): TextHit {
+    const owner = this.#owner[doc]!;
+    return {
+      id: this.#ids[doc]!,
+      field: FIELDS[this.#field[doc]!]!,
+      conversation: owner < 0 ? undefined : this.#conversationIds[owner],
+      similarity: Math.min(1, this.#score[doc]! / bound),
+    };
+  }
+
+  #inTime(doc: number, query: TextQuery): boolean {
+    return within(this.#created[doc]!, query.created) && within(this.#updated[doc]!, query.updated);
+  }
+
+  /** How much the document counts in its conversation's score. */
+  #docWeight(doc: number): number {
+    const field = this.#field[doc]!;
+    if (field === NAME) return WEIGHT_NAME;
+    if (field === ANNOTATION) return WEIGHT_ANNOTATION;
+    return this.#firstRequest[this.#owner[doc]!] === doc ? WEIGHT_FIRST_REQUEST : 1;
+  }
+
+  #weightedLength(doc: number): number {
+    return this.#length[doc]! * this.#docWeight(doc);
+  }
+
+  #addLength(owner: number, length: number): void {
+    this.#conversationLength[owner]! += length;
+    if (this.#hasName(owner)) this.#conversationTotal += length;
+  }
+
+  #hasName(owner: number): boolean {
+    return this.#docs[NAME]!.has(this.#conversationIds[owner]!);
+  }
+
+  #setFirstRequest(owner: number, doc: number): void {
+    const before = this.#firstRequest[owner]!;
+    if (before >= 0) this.#addLength(owner, -this.#length[before]! * (WEIGHT_FIRST_REQUEST - 1));
+    this.#firstRequest[owner] = doc;
+    if (doc >= 0) this.#addLength(owner, this.#length[doc]! * (WEIGHT_FIRST_REQUEST - 1));
+  }
+
+  #removeDoc(field: number, id: string): void {
+    const doc = this.#docs[field]!.get(id);
+    if (doc === undefined) return;
+    const owner = this.#owner[doc]!;
+    if (owner >= 0) {
+      this.#addLength(owner, -this.#weightedLength(doc));
+      if (this.#firstRequest[owner] === doc) this.#firstRequest[owner] = -1;
+    }
+    if (field <= 1) {
+      this.#messages--;
+      this.#messageLength -= this.#length[doc]!;
+    }
+    if (field === NAME) {
+      this.#conversations--;
+      this.#conversationTotal -= this.#conversationLength[owner]!;
+    }
+    this.#docs[field]!.delete(id);
+    this.#ids[doc] = undefined;
+    this.#dead++;
+  }
+
+  #conversation(id: string): number {
+    let number = this.#conversationNumber.get(id);
+    if (number === undefined) {
+      number = this.#conversationIds.length;
+      this.#conversationIds.push(id);
+      this.#conversationNumber.set(id, number);
+      if (number === this.#conversationLength.length) this.#growConversations(number * 2);
+      this.#firstRequest[number] = -1;
+    }
+    return number;
+  }
+
+  /**
+   * Drops dead documents and renumbers the live ones: rewrites every posting list (a few hundred
+   * milliseconds at a million documents), forgets terms no live document holds and conversations
+   * with no document left.
+   */
+  compact(): void {
+    const renumbered = new Int32Array(this.#ids.length).fill(-1);
+    const live: number[] = [];
+    this.#ids.forEach((id, doc) => {
+      if (id === undefined) return;
+      renumbered[doc] = live.length;
+      live.push(doc);
+    });
+    const pool = new PostingPool();
+    const terms = new Map<string, number>();
+    for (const [term, list] of this.#terms) {
+      let next = -1;
+      this.#pool.forEach(list, (doc, frequency) => {
+        const to = renumbered[doc]!;
+        if (to < 0) return;
+        if (next < 0) next = pool.newList();
+        pool.add(next, to, frequency);
+      });
+      if (next >= 0) terms.set(term, next);
+    }
+    const docs = new TextIndex();
+    docs.#terms = terms;
+    docs.#pool = pool;
+    docs.#growDocs(Math.max(1024, live.length));
+    for (const doc of live) {
+      const id = this.#ids[doc]!;
+      const owner = this.#owner[doc]!;
+      const to = docs.#ids.length;
+      docs.#ids.push(id);
+      docs.#docs[this.#field[doc]!]!.set(id, to);
+      docs.#field[to] = this.#field[doc]!;
+      docs.#length[to] = this.#length[doc]!;
+      docs.#created[to] = this.#created[doc]!;
+      docs.#updated[to] = this.#updated[doc]!;
+      docs.#owner[to] = owner < 0 ? -1 : docs.#conversation(this.#conversationIds[owner]!);
+    }
+    docs.#recount();
+    this.#adopt(docs);
+  }
+
+  /** Works out the counts, lengths and first requests from the documents (after a compaction or a load). */
+  #recount(): void {
+    this.#messages = 0;
+    this.#messageLength = 0;
+    this.#conversations = 0;
+    this.#conversationTotal = 0;
+    this.#conversationLength.fill(0);
+    this.#firstRequest.fill(-1);
+    const n = this.#ids.length;
+    for (let doc = 0; doc < n; doc++) {
+      if (this.#ids[doc] === undefined) continue;
+      const owner = this.#owner[doc]!;
+      if (this.#field[doc]! <= 1) {
+        this.#messages++;
+        this.#messageLength += this.#length[doc]!;
+      }
+      if (this.#field[doc] === 0 && owner >= 0) {
+        const first = this.#firstRequest[owner]!;
+        if (first < 0 || this.#created[first]! > this.#created[doc]!) this.#firstRequest[owner] = doc;
+      }
+    }
+    for (let doc = 0; doc < n; doc++) {
+      if (this.#ids[doc] === undefined) continue;
+      const owner = this.#owner[doc]!;
+      if (owner >= 0) this.#conversationLength[owner]! += this.#weightedLength(doc);
+    }
+    this.#conversationIds.forEach((_, owner) => {
+      if (!this.#hasName(owner)) return;
+      this.#conversations++;
+      this.#conversationTotal += this.#conversationLength[owner]!;
+    });
+  }
+
+  #adopt(other: TextIndex): void {
+    this.#terms = other.#terms;
+    this.#pool = other.#pool;
+    this.#docs = other.#docs;
+    this.#ids = other.#ids;
+    this.#owner = other.#owner;
+    this.#field = other.#field;
+    this.#length = other.#length;
+    this.#created = other.#created;
+    this.#updated = other.#updated;
+    this.#dead = 0;
+    this.#messages = other.#messages;
+    this.#messageLength = other.#messageLength;
+    this.#conversationNumber = other.#conversationNumber;
+    this.#conversationIds = other.#conversationIds;
+    this.#conversationLength = other.#conversationLength;
+    this.#firstRequest = other.#firstRequest;
+    this.#conversations = other.#conversations;
+    this.#conversationTotal = other.#conversationTotal;
+    this.#score = new Float64Array(1024);
+    this.#best = new Float64Array(1024);
+    this.#conversationScore = new Float64Array(256);
+    this.#conversationFrequency = new Float64Array(256);
+  }
+
+  /** The index as plain values and typed arrays, compacted first: what the index file holds. */
+  dump(): IndexDump {
+    if (this.#dead > 0) this.compact();
+    const n = this.#ids.length;
+    return {
+      terms: [...this.#terms.keys()],
+      lists: [...this.#terms.values()],
+      pool: this.#pool.dump(),
+      ids: this.#ids as string[],
+      owner: this.#owner.subarray(0, n),
+      field: this.#field.subarray(0, n),
+      length: this.#length.subarray(0, n),
+      created: this.#created.subarray(0, n),
+      updated: this.#updated.subarray(0, n),
+      conversations: this.#conversationIds,
+    };
+  }
+
+  /** An index as {@link dump} left it. */
+  static restore(dump: IndexDump): TextIndex {
+    const index = new TextIndex();
+    index.#pool = PostingPool.restore(dump.pool);
+    index.#terms = new Map(dump.terms.map((term, i) => [term, dump.lists[i]!]));
+    for (const id of dump.conversations) index.#conversation(id);
+    const n = dump.ids.length;
+    index.#growDocs(Math.max(1024, n));
+    index.#ids = dump.ids;
+    index.#owner.set(dump.owner);
+    index.#field.set(dump.field);
+    index.#length.set(dump.length);
+    index.#created.set(dump.created);
+    index.#updated.set(dump.updated);
+    dump.ids.forEach((id, doc) => index.#docs[dump.field[doc]!]!.set(id, doc));
+    index.#recount();
+    return index;
+  }
+
+  #reserveScratch(): void {
+    if (this.#score.length < this.#ids.length) {
+      this.#score = new Float64Array(this.#owner.length);
+      this.#best = new Float64Array(this.#owner.length);
+    }
+    if (this.#conversationScore.length < this.#conversationIds.length) {
+      this.#conversationScore = new Float64Array(this.#conversationLength.length);
+      this.#conversationFrequency = new Float64Array(this.#conversationLength.length);
+    }
+  }
+
+  #growDocs(size: number): void {
+    this.#owner = grown(this.#owner, size, Int32Array);
+    this.#field = grown(this.#field, size, Uint8Array);
+    this.#length = grown(this.#length, size, Uint16Array);
+    this.#created = grown(this.#created, size, Uint32Array);
+    this.#updated = grown(this.#updated, size, Uint32Array);
+  }
+
+  #growConversations(size: number): void {
+    this.#conversationLength = grown(this.#conversationLength, size, Float64Array);
+    this.#firstRequest = grown(this.#firstRequest, size, Int32Array);
+  }
+}
+
+/** What {@link TextIndex.dump} answers. */
+export interface IndexDump {
+  readonly terms: string[];
+  readonly lists: number[];
+  readonly pool: ReturnType<PostingPool['dump']>;
+  readonly ids: string[];
+  readonly owner: Int32Array;
+  readonly field: Uint8Array;
+  readonly length: Uint16Array;
+  readonly created: Uint32Array;
+  readonly updated: Uint32Array;
+  readonly conversations: string[];
+}
+
+function grown<T extends Int32Array | Uint8Array | Uint16Array | Uint32Array | Float64Array>(
+  from: T,
+  size: number,
+  make: new (n: number) => T,
+): T {
+  if (from.length >= size) return from;
+  const to = new make(size);
+  to.set(from);
+  return to;
+}
+
+function seconds(ms: number): number {
+  return Number.isFinite(ms) ? Math.max(0, Math.min(0xffffffff, Math.floor(ms / 1000))) : 0;
+}
+
+function within(at: number, range: TimeRange | undefined): boolean {
+  if (!range) return true;
+  return (range.from === undefined || at >= Math.floor(range.from / 1000)) && (range.to === undefined || at <= Math.floor(range.to / 1000));
+}
+
+/** The `k` items of `items` with the highest `scores`, best first (ties: the earlier first). */
+function topOf(items: readonly number[], scores: Float64Array, k: number): number[] {
+  let candidates = items;
+  if (items.length > k * 4) {
+    // Many matches: keep those at or above the k-th best score before sorting.
+    const values = Float64Array.from(items, (item) => scores[item]!).sort();
+    const threshold = values[values.length - k] ?? 0;
+    candidates = items.filter((item) => scores[item]! >= threshold);
+  }
+  return [...candidates].sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Words one deletion, swap, change or insertion away from `word` (in lower-case letters and digits). */
+function* oneEditAway(word: string): Generator<string> {
+  for (let i = 0; i < word.length; i++) yield word.slice(0, i) + word.slice(i + 1);
+  for (let i = 0; i + 1 < word.length; i++) yield word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2);
+  for (let i = 0; i < word.length; i++) for (const c of ALPHABET) if (c !== word[i]) yield word.slice(0, i) + c + word.slice(i + 1);
+  for (let i = 0; i <= word.length; i++) for (const c of ALPHABET) yield word.slice(0, i) + c + word.slice(i);
+}
