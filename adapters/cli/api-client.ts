@@ -8,8 +8,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export interface ApiClient {
   /** The server's base URL, as messages name it. */
   readonly url: string;
-  /** The answer's JSON; `undefined` for an empty answer (204). */
-  call<T>(method: 'GET' | 'POST', route: string): Promise<T>;
+  /** The answer's JSON; `undefined` for an empty answer (204). `body`, when given, is sent as JSON. */
+  call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
 }
 
 /** Why a request never got an answer, in a few words: fetch's own message is only "fetch failed". */
@@ -51,11 +51,12 @@ export function createApiClient(url: string, token: string | undefined): ApiClie
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   return {
     url,
-    async call<T>(method: 'GET' | 'POST', route: string): Promise<T> {
+    async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+      const json = body === undefined ? {} : { headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
       let response: Response;
       let text: string;
       try {
-        response = await fetch(`${url}${route}`, { method, headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        response = await fetch(`${url}${route}`, { method, headers, ...json, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         text = await response.text();
       } catch (error) {
         if ((error as Error).name === 'TimeoutError') {

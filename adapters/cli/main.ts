@@ -4,6 +4,7 @@
  *
  *   conversation-model-service serve [--port N] [--host H] [--data-dir DIR] [--log-requests]
  *   conversation-model-service models list | ps | show <model> | pull <model> | stop <model> | rm <model>
+ *   conversation-model-service search <query> [--limit N] [--messages]
  *   conversation-model-service version | --version | --help
  *
  * Every command answers `--help`. A wrong command line is one line on stderr and exit status 2; a

@@ -2,7 +2,7 @@ import { ServiceError } from '../errors.js';
 import type { ConversationHit, TextHit, TextQuery, TextSearch, TimeRange } from '../ports.js';
 import type { AnnotationRecord, MessageRecord } from '../records.js';
 import { conversationSnapshot, renderAnnotation, renderConversationInSlices, renderMessage } from '../render/conversation.js';
-import { MAX_ENGINE_DEPTH, type SearchEngineInput, type SearchEnginesInput, searchInputSchema } from '../schemas/search.js';
+import { type SearchEngineInput, type SearchEnginesInput, searchInputSchema } from '../schemas/search.js';
 import { endsInWord, queryWords } from '../search/tokens.js';
 import { parseInput } from '../validate.js';
 import type {
@@ -132,11 +132,6 @@ class Plan {
 
   /** The records the engines find together, best first. */
   async run(engines: SearchEnginesInput, depth: number): Promise<Found[]> {
-    if (depth >= MAX_ENGINE_DEPTH) {
-      throw new ServiceError('INVALID_INPUT', `Search engines nest at most ${MAX_ENGINE_DEPTH} levels deep.`, {
-        issues: [{ path: ['engines'], message: `must nest at most ${MAX_ENGINE_DEPTH} levels of operations` }],
-      });
-    }
     const results: Found[][] = [];
     for (const engine of engines.iterable) results.push(await this.#engine(engine, depth));
     return engines.type === 'AND' ? intersect(results) : union(results);
@@ -172,9 +167,9 @@ class Plan {
       found = found === undefined ? nested : intersect([found, nested]);
     }
     found ??= [];
-    const least = engine.fullText?.similarity ?? engine.embeddings?.similarity;
+    const least = engine.full_text?.similarity ?? engine.embeddings?.similarity;
     if (least !== undefined && least !== null) found = found.filter((hit) => hit.similarity >= least);
-    if (engine.fullText?.exact && query !== '') found = await this.#verbatim(found, query);
+    if (engine.full_text?.exact && query !== '') found = await this.#verbatim(found, query);
     return found;
   }
 

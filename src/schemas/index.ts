@@ -41,4 +41,4 @@ export {
   seededWebsiteSchema,
   seededWorkstreamSummarySchema,
 } from './seeds.js';
-export { searchEngineSchema, searchEnginesSchema, searchInputSchema } from './search.js';
+export { searchEnginesSchema, searchInputSchema } from './search.js';

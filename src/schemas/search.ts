@@ -42,7 +42,7 @@ export type SearchEngineInput = {
   schema?: undefined;
   query?: string | undefined;
   embeddings?: z.output<typeof embeddingsSchema> | undefined;
-  fullText?: z.output<typeof fullTextSchema> | undefined;
+  full_text?: z.output<typeof fullTextSchema> | undefined;
   temporal?: z.output<typeof temporalSchema> | undefined;
   workstream?: undefined;
   operations?: SearchEnginesInput | undefined;
@@ -55,25 +55,35 @@ export type SearchEnginesInput = {
   type?: 'UNKNOWN' | 'AND' | 'OR' | undefined;
 };
 
-export const searchEngineSchema: z.ZodType<SearchEngineInput> = z.lazy(() =>
-  z.strictObject({
+/**
+ * Engines nest through `operations`; the schema is written out {@link MAX_ENGINE_DEPTH} levels
+ * deep rather than recursive, so a body cannot nest without bound and the document stays plain.
+ */
+function enginesSchema(depth: number): z.ZodType<SearchEnginesInput> {
+  const operations =
+    depth + 1 < MAX_ENGINE_DEPTH
+      ? enginesSchema(depth + 1).optional()
+      : z
+          .unknown()
+          .refine((value) => value === undefined, `must not nest: engines nest at most ${MAX_ENGINE_DEPTH} levels deep`)
+          .optional();
+  const engine = z.strictObject({
     schema: ignoredField,
     query: z.string().max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`).optional(),
     embeddings: embeddingsSchema.optional(),
-    fullText: fullTextSchema.optional(),
+    full_text: fullTextSchema.optional(),
     temporal: temporalSchema.optional(),
     workstream: ignoredField,
-    operations: searchEnginesSchema.optional(),
-  }),
-);
-
-export const searchEnginesSchema: z.ZodType<SearchEnginesInput> = z.lazy(() =>
-  z.strictObject({
+    operations,
+  });
+  return z.strictObject({
     schema: ignoredField,
-    iterable: boundedArray(searchEngineSchema, MAX_ENGINES),
+    iterable: boundedArray(engine, MAX_ENGINES),
     type: z.enum(['UNKNOWN', 'AND', 'OR']).optional(),
-  }),
-);
+  }) as z.ZodType<SearchEnginesInput>;
+}
+
+export const searchEnginesSchema = enginesSchema(0);
 
 /** Body of the three search routes: the API's SearchInput. */
 export const searchInputSchema = z.strictObject({

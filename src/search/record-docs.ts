@@ -39,6 +39,8 @@ export function indexActions(change: RecordChange): IndexAction[] {
   }
 }
 
-function docOf(field: Field, record: { id: string; created: { value: string }; updated: { value: string } }, conversation: string | undefined, text: string): IndexedDoc {
-  return { field, id: record.id, conversation, text, created: Date.parse(record.created.value), updated: Date.parse(record.updated.value) };
+function docOf(field: Field, record: { id: string; created?: { value: string }; updated?: { value: string } }, conversation: string | undefined, text: string): IndexedDoc {
+  // Records written by a store of your own may lack times: such a document has none (0) and passes no time filter with a `from`.
+  const time = (stamp: { value: string } | undefined) => (stamp ? Date.parse(stamp.value) : 0);
+  return { field, id: record.id, conversation, text, created: time(record.created), updated: time(record.updated) };
 }

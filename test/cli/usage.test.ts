@@ -26,6 +26,7 @@ describe('--help', () => {
     [['models', 'pull', '--help'], 'models pull'],
     [['models', 'stop', '--help'], 'models stop'],
     [['models', 'rm', '--help'], 'models rm'],
+    [['search', '--help'], 'search'],
     [['version', '--help'], 'version'],
     // Help wins over what else is wrong: a missing model, an unknown flag.
     [['models', 'pull', '--bogus', '--help'], 'models pull'],
@@ -40,6 +41,9 @@ describe('--help', () => {
   it('shows the flags in the usage lines', async () => {
     expect((await runCli(['serve', '--help'])).stdout).toMatch(/serve \[--port N\] \[--host H\] \[--data-dir DIR\] \[--log-requests\]/);
     expect((await runCli(['models', 'pull', '--help'])).stdout).toMatch(/models pull <model> \[--host H\] \[--port N\] \[--url URL\]/);
+    expect((await runCli(['search', '--help'])).stdout).toMatch(
+      /search <query> \[--limit N\] \[--messages\] \[--host H\] \[--port N\] \[--url URL\]/,
+    );
   });
 });
 
@@ -62,6 +66,8 @@ describe('a wrong command line', () => {
     [['models', 'show'], {}, 'models show needs a model id or name', 'models show'],
     [['models', 'stop'], {}, 'models stop needs a model id or name', 'models stop'],
     [['models', 'rm'], {}, 'models rm needs a model id or name', 'models rm'],
+    [['search'], {}, 'search needs a query', 'search'],
+    [['search', 'a', '--bogus'], {}, 'unknown flag --bogus', 'search'],
     [
       ['models', 'list', '--port', '0'],
       {},

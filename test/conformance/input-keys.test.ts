@@ -106,15 +106,17 @@ interface Def {
   values?: unknown[];
   format?: string;
   catchall?: z.ZodType;
+  getter?: () => z.ZodType;
 }
 const def = (schema: z.ZodType | undefined) =>
   (schema as unknown as { _zod: { def: Def } } | undefined)?._zod.def ?? ({ type: 'none' } as Def);
 
-/** Without its optional/nullable wrappers, unless it is an ignored field (itself optional). */
+/** Without its optional/nullable/lazy wrappers, unless it is an ignored field (itself optional). */
 function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema;
-  while (current !== ignoredField && ['optional', 'nullable', 'default', 'readonly'].includes(def(current).type))
-    current = def(current).innerType!;
+  // A lazy schema (the search engines, which nest) is the schema it stands for.
+  while (current !== ignoredField && ['optional', 'nullable', 'default', 'readonly', 'lazy'].includes(def(current).type))
+    current = def(current).type === 'lazy' ? def(current).getter!() : def(current).innerType!;
   return current;
 }
 
@@ -183,6 +185,8 @@ function fullest(
       if (type === 'literal') return values![0];
       if (type === 'boolean') return true;
       if (type === 'number') return 1;
+      // The search engines' nesting limit: past it, `operations` takes nothing.
+      if (type === 'unknown') return undefined;
       if (type === 'string') return format === 'datetime' ? ISO : format === 'url' ? 'https://example.com/' : 'value';
       throw new Error(`No sample for a ${type} at ${at.join('.')}`);
   }

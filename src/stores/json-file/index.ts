@@ -50,6 +50,12 @@ export interface JsonFileRepositoryOptions {
    * service uses the folder: two writers would corrupt it. Default false.
    */
   readonly takeOverLock?: boolean;
+  /**
+   * Keep a full-text index of messages, names and annotations (`<file>.search`), updated in every
+   * write and saved at each compaction. Default true. Without it the service builds one in memory
+   * at the first search, by reading every record.
+   */
+  readonly searchIndex?: boolean;
 }
 
 /**
@@ -76,6 +82,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const searchPath = `${file}.search`;
   let search = new SearchIndex();
   let indexMissing = false;
+  const keepIndex = options.searchIndex ?? true;
   const messages = new MessageStore(file);
   let seq: number;
   let snapshotSeq: number;
@@ -132,7 +139,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
     // The search index as the last compaction left it: trusted if it covers the snapshot, and then
     // brought up to date with the journal entries after what it covers, as they are replayed.
-    const storedIndex = await readIndexFile(searchPath);
+    const storedIndex = keepIndex ? await readIndexFile(searchPath) : undefined;
     const indexCovers = storedIndex && storedIndex.covers >= snapshotSeq ? storedIndex.covers : undefined;
     const indexCatchUp: Change[] = [];
     const journals = await listJournals(file);
@@ -177,7 +184,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     if (storedIndex && indexCovers !== undefined && indexCovers <= seq) {
       search = new SearchIndex(storedIndex.index);
       search.apply(indexCatchUp);
-    } else indexMissing = true;
+    } else indexMissing = keepIndex;
     writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex);
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
@@ -246,7 +253,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const previousHint = hint;
       // Before the snapshot: an index that covers the journal entries the snapshot folds. Without
       // it the next start builds the index again from the records, so a failure only costs time.
-      await writeIndexFile(searchPath, search.index, foldedSeq).catch((error: Error) =>
+      if (keepIndex)
+        await writeIndexFile(searchPath, search.index, foldedSeq).catch((error: Error) =>
         logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
       );
       await snapshot.write();
@@ -324,7 +332,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     async read(fn) {
       return fn(view);
     },
-    search,
+    ...(keepIndex ? { search } : {}),
     async transact(fn) {
       const applied = await queue.run(async () => {
         usable();
@@ -376,7 +384,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
       // Searchable from the moment the write is acknowledged, never before it is on disk.
-      search.apply(changes);
+      if (keepIndex) search.apply(changes);
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
