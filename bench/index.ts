@@ -10,6 +10,9 @@
  * every subject is measured once per round, rounds alternate between subjects, and each figure is
  * the median over the rounds. Ratios between sizes then compare measurements taken seconds apart.
  *
+ * Then it runs the search benchmark (bench/search.ts, `npm run bench:search`, with its own SEARCH_*
+ * env) in a process of its own, once the stores above are gone.
+ *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
  * cache size (`conversationJsonCacheBytes`).
@@ -359,4 +362,12 @@ try {
     [...servers.values()].map(({ child }) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)),
   );
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
+}
+
+// The search benchmark, in a process of its own: its figures follow these.
+const search = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/search.ts')], { stdio: 'inherit' });
+const searchCode = await new Promise<number | null>((resolve) => search.once('exit', resolve));
+if (searchCode !== 0) {
+  console.error(`bench/search.ts exited with ${searchCode}`);
+  process.exitCode = 1;
 }

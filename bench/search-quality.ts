@@ -123,7 +123,10 @@ async function run(chats: readonly DevChat[], rename: boolean): Promise<RunResul
     const ours: (number | undefined)[] = [];
     for (const [i, chat] of chats.entries()) {
       const t0 = performance.now();
-      const found = await service.searchConversations({ engines: { iterable: [{ query: chat.title }] } }, { limit: TOP, transferables: false });
+      const found = await service.searchConversations(
+        { engines: { iterable: [{ query: chat.title }] } },
+        { limit: TOP, transferables: false },
+      );
       searchMs.push(performance.now() - t0);
       const at = found.iterable.findIndex((hit) => hit.identifier === ids[i]);
       ours.push(at === -1 ? undefined : at + 1);

@@ -1,8 +1,10 @@
 import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
-import type { ConversationHit, TextHit, TextQuery } from './search/text-index.js';
+import type { RecordChange } from './search/record-docs.js';
+import type { ConversationHit, Field, TextHit, TextQuery } from './search/text-index.js';
 
 export type { ConversationHit, Field, TextHit, TextQuery, TimeRange } from './search/text-index.js';
 export type { QueryWord } from './search/tokens.js';
+export type { RecordChange } from './search/record-docs.js';
 
 /** Which records of a collection a `list` answers: a cursor to start after, and how many. */
 export interface PageRequest {
@@ -93,6 +95,31 @@ export interface TextSearch {
   searchMessages(query: TextQuery): Promise<TextHit[]>;
   /** Conversations that match (by their messages, name and annotations), best first, with their best messages. */
   searchConversations(query: TextQuery): Promise<ConversationHit[]>;
+  /**
+   * Calls `listener` with each committed write's changes once they are searchable (for indexes
+   * kept beside this one: vectors of meaning). Answers a function that stops the calls.
+   */
+  watch?(listener: (changes: readonly RecordChange[]) => void): () => void;
+  /** Every document the index holds: what an index kept beside it checks itself against at start. */
+  documents?(): Iterable<IndexedDocRef>;
+}
+
+/** A document of the text index by its record: which field, its id and its conversation. */
+export interface IndexedDocRef {
+  readonly field: Field;
+  readonly id: string;
+  readonly conversation: string | undefined;
+}
+
+/**
+ * Turns texts into vectors of meaning, for `embeddings` search engines: an OpenAI-compatible
+ * server's `/embeddings` (`createOpenAiCompatibleEmbedder`: Ollama, LM Studio, llama.cpp's server).
+ */
+export interface Embedder {
+  /** The model's name: vectors made by another model are never compared with its. */
+  readonly model: string;
+  /** One vector per text, index for index. Rejects with an Error saying why when it cannot. */
+  embed(texts: readonly string[], signal: AbortSignal): Promise<Float32Array[]>;
 }
 
 /** One message as a summarizer sees it: who said it and its plain text. */

@@ -227,7 +227,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     downloads: cacheRoot ? createDownloads({ ...downloadOptions, cacheRoot, logger: options.logger ?? console, now: clock }) : undefined,
   };
 
-  const searching = { search: repository.search, ctx };
+  const searching: search.SearchContext = { search: repository.search, ctx };
   const records = <T>(kind: RecordKindName) => ({
     create: (seed: object, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
     list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,

@@ -36,6 +36,8 @@ type Scope = { kind: 'messages'; conversation?: string } | { kind: 'conversation
 export interface SearchContext {
   readonly search: TextSearch;
   readonly ctx: OperationContext;
+  /** Set once the log has said that `embeddings` engines run as full text: it says so once. */
+  saidFullText?: boolean;
 }
 
 /** Messages of every conversation that match the input, best first, a page at a time. */
@@ -123,7 +125,6 @@ function withNext<T extends object>(answer: T, total: number, end: number): T & 
  */
 class Plan {
   readonly queries: string[] = [];
-  #warned = false;
 
   constructor(
     readonly sc: SearchContext,
@@ -138,9 +139,9 @@ class Plan {
   }
 
   async #engine(engine: SearchEngineInput, depth: number): Promise<Found[]> {
-    if (engine.embeddings && !this.#warned) {
+    if (engine.embeddings && !this.sc.saidFullText) {
       // No runtime here computes embeddings: the engine's query runs as full text, as documented.
-      this.#warned = true;
+      this.sc.saidFullText = true;
       this.sc.ctx.logger.warn('An `embeddings` search engine ran as full text: no runtime that computes embeddings is configured.');
     }
     const query = engine.query?.trim() ?? '';
@@ -168,7 +169,8 @@ class Plan {
     }
     found ??= [];
     const least = engine.full_text?.similarity ?? engine.embeddings?.similarity;
-    if (least !== undefined && least !== null) found = found.filter((hit) => hit.similarity >= least);
+    // Compared as answered (rounded), so a similarity read from one answer keeps that hit in the next.
+    if (least !== undefined && least !== null) found = found.filter((hit) => round(hit.similarity) >= least);
     if (engine.full_text?.exact && query !== '') found = await this.#verbatim(found, query);
     return found;
   }

@@ -36,6 +36,8 @@ export function withSearch(repository: Repository): Repository & { readonly sear
     search: {
       searchMessages: async (query) => (await ready(), index.searchMessages(query)),
       searchConversations: async (query) => (await ready(), index.searchConversations(query)),
+      watch: (listener) => index.watch(listener),
+      documents: () => index.documents(),
     },
   };
 }

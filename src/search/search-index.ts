@@ -1,4 +1,4 @@
-import type { ReadView, TextSearch } from '../ports.js';
+import type { IndexedDocRef, ReadView, TextSearch } from '../ports.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
 import { TextIndex } from './text-index.js';
 
@@ -12,7 +12,9 @@ const BUILD_PAGE = 1000;
 export class SearchIndex implements TextSearch {
   constructor(public index: TextIndex = new TextIndex()) {}
 
-  /** Applies committed writes, in commit order. */
+  readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
+
+  /** Applies committed writes, in commit order, and tells the watchers. */
   apply(changes: readonly RecordChange[]): void {
     for (const change of changes) {
       if (!INDEXED_COLLECTIONS.has(change.collection)) continue;
@@ -21,6 +23,16 @@ export class SearchIndex implements TextSearch {
         else this.index.remove(action.remove, action.id);
       }
     }
+    for (const listener of this.#listeners) listener(changes);
+  }
+
+  watch(listener: (changes: readonly RecordChange[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  documents(): Iterable<IndexedDocRef> {
+    return this.index.documents();
   }
 
   /** Indexes every record of the store `view` reads (what is indexed already is replaced). */

@@ -187,6 +187,16 @@ export class TextIndex {
     if (this.#dead > 5000 && this.#dead * 5 > this.#ids.length) this.compact();
   }
 
+  /** Every live document: its field, id and conversation. */
+  *documents(): Generator<{ field: Field; id: string; conversation: string | undefined }> {
+    for (let doc = 0; doc < this.#ids.length; doc++) {
+      const id = this.#ids[doc];
+      if (id === undefined) continue;
+      const owner = this.#owner[doc]!;
+      yield { field: FIELDS[this.#field[doc]!]!, id, conversation: owner < 0 ? undefined : this.#conversationIds[owner] };
+    }
+  }
+
   /** Whether the index holds this document. */
   has(field: Field, id: string): boolean {
     return this.#docs[FIELD_NUMBER[field]]!.has(id);

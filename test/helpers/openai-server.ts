@@ -19,6 +19,37 @@ export type ChatReply =
   | { delayMs: number; text: string }
   | { streamBytes: number; status?: number };
 
+/** An embeddings request as the server received it. */
+export interface ReceivedEmbedding {
+  readonly model: string;
+  readonly input: string[];
+  readonly authorization?: string;
+}
+
+/**
+ * What the fake answers an embeddings request with: `'vectors'`, each input's
+ * {@link fakeEmbedding}; the same once `delayMs` have passed; an error answer; or any JSON body.
+ */
+export type EmbeddingReply = 'vectors' | { delayMs: number } | { status: number; body: string } | { json: unknown };
+
+/** Dimensions of {@link fakeEmbedding}'s vectors. */
+export const FAKE_DIMENSIONS = 64;
+
+/**
+ * A deterministic vector of meaning, for tests: a bag of the text's lower-cased words, each hashed
+ * (FNV-1a) to one of 64 dimensions with a sign of its own, so texts that share words point the same
+ * way and texts that share none are near orthogonal (at times a little opposed).
+ */
+export function fakeEmbedding(text: string): number[] {
+  const vector = new Array<number>(FAKE_DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193) >>> 0;
+    vector[hash % FAKE_DIMENSIONS]! += hash & 0x8000_0000 ? -1 : 1;
+  }
+  return vector;
+}
+
 /** One streamed answer, as the server saw it go. */
 export interface StreamedAnswer {
   /** Bytes written into the socket so far. */
@@ -31,13 +62,16 @@ export interface StreamedAnswer {
 
 /**
  * A real HTTP server on 127.0.0.1 that speaks the OpenAI chat API as Ollama or LM Studio do
- * (`GET /v1/models`, `POST /v1/chat/completions`), answering what the test scripts.
+ * (`GET /v1/models`, `POST /v1/chat/completions`, `POST /v1/embeddings`), answering what the test
+ * scripts.
  */
 export async function startOpenAiServer(models: string[], reply: (chat: ReceivedChat) => ChatReply = () => 'A title') {
   const chats: ReceivedChat[] = [];
   const streams: StreamedAnswer[] = [];
   let answer = reply;
   let listed = models;
+  const embeddings: ReceivedEmbedding[] = [];
+  let embeddingReply: (request: ReceivedEmbedding) => EmbeddingReply = () => 'vectors';
   const sockets = new Set<import('node:net').Socket>();
   const server: Server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     let body = '';
@@ -74,6 +108,23 @@ export async function startOpenAiServer(models: string[], reply: (chat: Received
         choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       });
     }
+    if (request.method === 'POST' && request.url === '/v1/embeddings') {
+      const received = { ...(JSON.parse(body) as ReceivedEmbedding), authorization: request.headers.authorization };
+      embeddings.push(received);
+      const scripted = embeddingReply(received);
+      if (typeof scripted === 'object' && 'status' in scripted) {
+        response.writeHead(scripted.status, { 'content-type': 'application/json' });
+        return response.end(scripted.body);
+      }
+      if (typeof scripted === 'object' && 'json' in scripted) return json(200, scripted.json);
+      if (typeof scripted === 'object') await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+      if (response.destroyed) return;
+      return json(200, {
+        object: 'list',
+        model: received.model,
+        data: received.input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
+      });
+    }
     json(404, { error: { message: `no route ${request.method} ${request.url}` } });
   });
   server.on('connection', (socket) => {
@@ -90,6 +141,12 @@ export async function startOpenAiServer(models: string[], reply: (chat: Received
     /** Scripts the next answers. */
     answer(next: (chat: ReceivedChat) => ChatReply) {
       answer = next;
+    },
+    /** The embeddings requests received so far, in order. */
+    embeddings,
+    /** Scripts the next embeddings answers. */
+    embed(next: (request: ReceivedEmbedding) => EmbeddingReply) {
+      embeddingReply = next;
     },
     /** Lists these models from now on. */
     list(next: string[]) {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
+import { queryWords } from '../../src/search/tokens.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const CHILD = path.resolve('test/storage/crash-child.ts');
@@ -71,6 +72,16 @@ describe('crash safety of the JSON-file repository', () => {
       // ...and its message, read from wherever it was when the process died.
       for (const message of state.messages) expect(message?.fragment?.string?.raw).toBe(`message ${message?.id.slice(1)}`);
       expect(state.messages.every((message) => message !== undefined)).toBe(true);
+      // The search index holds exactly the records, whichever moment the kill hit (mid-write,
+      // mid-compaction, mid-save of the index): caught up from the journal, or built again.
+      const indexed = new Set([...repository.search!.documents!()].map((doc) => `${doc.field}:${doc.id}`));
+      const stored = new Set([...[...state.conversations].map((id) => `name:${id}`), ...state.messages.map((m) => `userMessage:${m!.id}`)]);
+      expect(indexed).toEqual(stored);
+      const newest = [...state.conversations].at(-1);
+      if (newest) {
+        const hits = await repository.search!.searchConversations({ text: '', words: queryWords(`number ${newest.slice(1)}`), prefix: false, limit: 1 });
+        expect(hits[0]?.id).toBe(newest);
+      }
       expected = state.conversations;
       await repository.close();
     }

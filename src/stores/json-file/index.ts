@@ -297,7 +297,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // left behind by a crash between two compactions): built again from the records, once, and saved.
   if (indexMissing) {
     await search.build(view);
-    await writeIndexFile(searchPath, search.index, seq).catch((error: Error) =>
+    // A new store's index is written by its first compaction: there is nothing to save yet.
+    if (search.index.size > 0)
+      await writeIndexFile(searchPath, search.index, seq).catch((error: Error) =>
       logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
     );
   }

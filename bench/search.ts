@@ -1,0 +1,601 @@
+/**
+ * `npm run bench:search`: what full-text search costs and how well it finds, in one run.
+ *
+ * The store: SEARCH_CONVERSATIONS (10,000) conversations of 10 messages, written straight through
+ * the repository's transactions in batches of 200 (as bench/build-store.ts does; no fsync while
+ * building), the index kept by the store's own writes and saved by its compaction at close. The
+ * texts are the developer chats' (../shared/data/devchats/dev.jsonl, read by path): each
+ * conversation takes one chat (chosen in proportion to its length) and its title as name, and its
+ * messages are windows of 200–1,500 characters of that chat's text at random offsets (cut at
+ * whitespace), so the store's vocabulary, and the queries', is devchats' developer text (code,
+ * logs and paths included). A fixed seed makes every run build the same store.
+ *
+ * 1. Latency over HTTP: the store served by `startHttpServer` (127.0.0.1, a process of its own),
+ *    300 queries of 1, 2 and 3 words (100 each; words drawn in proportion to their frequency in
+ *    devchats, stop words and words under 3 letters left out; fixed seed), sent one after the
+ *    other from this process: POST /conversations/search and POST /messages/search with the
+ *    default limit (20), as the client sends them (transferables on) and with ?transferables=false;
+ *    beside them GET /.well-known/health, the HTTP floor, measured in the same turns. Targets:
+ *    p50 ≤ 10 ms, p95 ≤ 30 ms.
+ * 2. Memory and 3. open time: the store opened (`createJsonFileRepository`) in a fresh process
+ *    (--expose-gc) with its index file, with `searchIndex: false`, and after `db.json.search` is
+ *    deleted (the open rebuilds the index from the records and saves it), plus an empty folder;
+ *    SEARCH_ROUNDS (3) rounds, the variants taking turns, medians. Memory: V8 heap used + external
+ *    after a full GC, after the open minus before it; against the index's own estimate
+ *    (`index.bytes`) and the characters of text indexed (target ≤ 0.5× the text). With
+ *    `searchIndex: false` the first search builds the index in memory (the service's fallback):
+ *    its time is printed too.
+ * 4. Durable writes: SEARCH_WRITERS (50) concurrent writers calling `createMessage` (fsync, as by
+ *    default; texts cut as above) in-process for SEARCH_WRITE_SECONDS (3), on two copies of the
+ *    store, one with `searchIndex: true` and one with `false`, a fresh process each, SEARCH_ROUNDS
+ *    rounds taking turns; ratio with / without (target: within 10%).
+ * 5. Known-item search on the devchats (bench/search-quality.ts).
+ *
+ * Env: SEARCH_CONVERSATIONS=10000, SEARCH_ROUNDS=3, SEARCH_WRITE_SECONDS=3, SEARCH_WRITERS=50,
+ * SEARCH_QUERIES=300, SEARCH_DEVCHATS (the chats' file), SEARCH_SKIP (comma-separated parts to
+ * leave out: latency, open, writes, quality).
+ * Quick run: SEARCH_CONVERSATIONS=1000 npm run bench:search
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm, stat } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startHttpServer } from '../adapters/hono/serve.js';
+import type { ConversationRecord, MessageRecord } from '../src/index.js';
+import type { SearchIndex } from '../src/search/search-index.js';
+import { createService } from '../src/service.js';
+// Not the lazy export of src/index.ts: the store's modules load before the memory is measured.
+import { createJsonFileRepository } from '../src/stores/json-file/index.js';
+import { createFakeSummarizer } from '../src/summarizers/index.js';
+import { DEVCHATS, searchQuality } from './search-quality.js';
+import { percentile } from './stats.js';
+import { conversationId } from './store-format4.js';
+import { fixed, folderBytes, MB, median, ratio } from './store-run.js';
+
+const env = process.env;
+const OPTIONS = {
+  conversations: Number(env.SEARCH_CONVERSATIONS ?? 10_000),
+  rounds: Number(env.SEARCH_ROUNDS ?? 3),
+  writeMs: Number(env.SEARCH_WRITE_SECONDS ?? 3) * 1000,
+  writers: Number(env.SEARCH_WRITERS ?? 50),
+  queries: Number(env.SEARCH_QUERIES ?? 300),
+  skip: new Set((env.SEARCH_SKIP ?? '').split(',').filter(Boolean)),
+};
+const MESSAGES_PER_CONVERSATION = 10;
+const BATCH = 200;
+const TARGETS = { p50: 10, p95: 30, memory: 0.5, writes: 0.9 };
+const SELF = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Texts: devchats' own, cut into windows.
+
+/** A small seeded generator (mulberry32): the same numbers in every process and run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Chat {
+  readonly title: string;
+  /** Its messages' texts, one after the other. */
+  readonly text: string;
+}
+
+function readChats(): Chat[] {
+  return readFileSync(DEVCHATS, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const row = JSON.parse(line) as { title: string; messages: { text: string }[] };
+      return { title: row.title, text: row.messages.map((m) => m.text).join('\n\n') };
+    });
+}
+
+/** Conversations' contents, from `seed`: a chat (in proportion to its length), and windows of its text. */
+class Texts {
+  readonly #chats: Chat[];
+  readonly #cumulative: number[] = [];
+  readonly #random: () => number;
+
+  constructor(chats: Chat[], seed: number) {
+    this.#chats = chats;
+    let total = 0;
+    for (const chat of chats) this.#cumulative.push((total += chat.text.length));
+    this.#random = seeded(seed);
+  }
+
+  chat(): Chat {
+    const at = this.#random() * this.#cumulative.at(-1)!;
+    let low = 0;
+    let high = this.#cumulative.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.#cumulative[middle]! > at) high = middle;
+      else low = middle + 1;
+    }
+    return this.#chats[low]!;
+  }
+
+  /** 200–1,500 characters of `chat`'s text from a random offset, cut at whitespace (all of it when shorter). */
+  window(chat: Chat = this.chat()): string {
+    const text = chat.text;
+    const length = 200 + Math.floor(this.#random() * 1301);
+    if (text.length <= length) return text;
+    let start = Math.floor(this.#random() * (text.length - length));
+    let end = start + length;
+    const space = /\s/;
+    while (start > 0 && !space.test(text[start - 1]!)) start--;
+    while (end > start + 200 && end < text.length && !space.test(text[end]!)) end--;
+    return text.slice(start, end).trim() || text.slice(start, start + length);
+  }
+}
+
+const STOP = new Set(
+  'the and for with that this you are from not but can have has was were will would should could its into then than there their them they what when where which who how why all any our out use using used also just like get set see let run now new one two via your about after before each more most other some such only over under been being does did done make made need here'.split(
+    ' ',
+  ),
+);
+
+/** `count` queries of 1, 2 and 3 words in turn, words drawn by their frequency in devchats. */
+function queries(chats: Chat[], count: number, seed: number): string[] {
+  const bag: string[] = [];
+  for (const chat of chats) for (const word of chat.text.toLowerCase().match(/[a-z]{3,}/g) ?? []) if (!STOP.has(word)) bag.push(word);
+  const random = seeded(seed);
+  return Array.from({ length: count }, (_, i) =>
+    Array.from({ length: 1 + (i % 3) }, () => bag[Math.floor(random() * bag.length)]!).join(' '),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Children: this file in a fresh process (`child <mode> ...`), answering one JSON line on stdout.
+
+type Line = Record<string, number | string | boolean | undefined>;
+const live = new Set<ChildProcess>();
+
+function runChild(args: string[], timeoutMs: number, onLine?: (line: Line, child: ChildProcess) => void): Promise<Line[]> {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, 'child', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: process.env,
+  });
+  live.add(child);
+  const lines: Line[] = [];
+  let buffer = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
+      const text = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (!text.startsWith('{')) continue;
+      const line = JSON.parse(text) as Line;
+      lines.push(line);
+      onLine?.(line, child);
+    }
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      live.delete(child);
+      const error = lines.find((l) => 'error' in l);
+      if (error) reject(new Error(`child ${args[0]}: ${String(error.error)}`));
+      else if (code !== 0 && !(signal === 'SIGTERM' && lines.length > 0))
+        reject(
+          new Error(
+            `child ${args.join(' ')} ${signal === 'SIGKILL' ? `killed after ${timeoutMs / 1000} s` : `exited with ${code ?? signal}`}`,
+          ),
+        );
+      else resolve(lines);
+    });
+  });
+}
+
+const print = (line: Line) => console.log(JSON.stringify(line));
+const memoryNow = () => {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const usage = process.memoryUsage();
+  return { heap: usage.heapUsed + usage.external, rss: usage.rss };
+};
+const messageId = (conversation: number, message: number) =>
+  `00000002-0000-4000-8000-${(conversation * MESSAGES_PER_CONVERSATION + message).toString(16).padStart(12, '0')}`;
+const fileOf = (dir: string) => path.join(dir, 'db.json');
+
+async function buildChild(dir: string, count: number): Promise<void> {
+  const texts = new Texts(readChats(), 1);
+  const t0 = performance.now();
+  const repository = await createJsonFileRepository({ file: fileOf(dir), durability: 'unsafe-no-fsync' });
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  let textChars = 0;
+  for (let start = 0; start < count; start += BATCH) {
+    await repository.transact((tx) => {
+      for (let i = start; i < Math.min(count, start + BATCH); i++) {
+        const id = conversationId(i);
+        const chat = texts.chat();
+        const at = (second: number) => ({ value: new Date(base + i * 600_000 + second * 1000).toISOString() });
+        const messages: MessageRecord[] = Array.from({ length: MESSAGES_PER_CONVERSATION }, (_, m) => {
+          const raw = texts.window(chat);
+          textChars += raw.length;
+          return {
+            id: messageId(i, m),
+            created: at(m),
+            updated: at(m),
+            conversation: id,
+            role: m % 2 === 0 ? 'USER' : 'ASSISTANT',
+            fragment: { string: { raw } },
+            groundedConversations: [],
+          };
+        });
+        textChars += chat.title.length;
+        const conversation: ConversationRecord = {
+          id,
+          type: 'COPILOT',
+          name: chat.title,
+          created: at(0),
+          updated: at(MESSAGES_PER_CONVERSATION),
+          messages: messages.map((m) => m.id),
+          annotations: [],
+          anchors: [],
+          assets: [],
+          websites: [],
+          summaries: [],
+          groundingMessages: [],
+          groundingRanges: [],
+        };
+        for (const message of messages) tx.put('messages', message);
+        tx.put('conversations', conversation);
+      }
+    });
+  }
+  const indexBytes = (repository.search as SearchIndex).index.bytes;
+  const writtenMs = performance.now() - t0;
+  const t1 = performance.now();
+  await repository.close();
+  print({ built: true, textChars, indexBytes, writtenMs, closeMs: performance.now() - t1 });
+}
+
+async function openChild(dir: string, variant: string): Promise<void> {
+  const before = memoryNow();
+  const t0 = performance.now();
+  const repository = await createJsonFileRepository({ file: fileOf(dir), searchIndex: variant !== 'off' });
+  const openMs = performance.now() - t0;
+  const after = memoryNow();
+  const indexBytes = repository.search ? (repository.search as SearchIndex).index.bytes : undefined;
+  let firstSearchMs: number | undefined;
+  if (variant === 'off') {
+    // The service's fallback for a store without an index: built in memory at the first search.
+    const service = await createService({ repository, summarizer: createFakeSummarizer() });
+    const t1 = performance.now();
+    await service.searchConversations({ engines: { iterable: [{ query: 'install' }] } }, { transferables: false });
+    firstSearchMs = performance.now() - t1;
+  }
+  await repository.close();
+  print({ openMs, growth: after.heap - before.heap, rss: after.rss, indexBytes, firstSearchMs });
+}
+
+async function serveChild(dir: string): Promise<void> {
+  const t0 = performance.now();
+  const repository = await createJsonFileRepository({ file: fileOf(dir) });
+  const service = await createService({ repository, summarizer: createFakeSummarizer() });
+  const server = await startHttpServer(service, { port: 0, host: '127.0.0.1' });
+  print({ port: server.port, openMs: performance.now() - t0 });
+  process.once('SIGTERM', async () => {
+    await server.close();
+    await service.close();
+    process.exit(0);
+  });
+}
+
+async function writesChild(dir: string, variant: string, count: number, round: number): Promise<void> {
+  const texts = new Texts(readChats(), 1000 + round);
+  const bodies = Array.from({ length: 2000 }, () => texts.window());
+  const repository = await createJsonFileRepository({ file: fileOf(dir), searchIndex: variant === 'on' });
+  const service = await createService({ repository, summarizer: createFakeSummarizer() });
+  const write = (w: number, n: number) =>
+    service.createMessage({
+      role: n % 2 === 0 ? 'USER' : 'ASSISTANT',
+      fragment: { string: { raw: bodies[(w * 7919 + n) % bodies.length]! } },
+      conversation: { id: conversationId(Math.floor((w * count) / OPTIONS.writers)) },
+    });
+  // Warm-up, not timed: compiles the write path.
+  for (let n = 0; n < 100; n++) await write(n % OPTIONS.writers, n);
+  const latencies: number[] = [];
+  const deadline = performance.now() + OPTIONS.writeMs;
+  const writer = async (w: number) => {
+    for (let n = 0; performance.now() < deadline && n < 20_000; n++) {
+      const t0 = performance.now();
+      await write(w, n);
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: OPTIONS.writers }, (_, w) => writer(w)));
+  const elapsed = performance.now() - t0;
+  const t1 = performance.now();
+  await service.close();
+  print({
+    writes: latencies.length,
+    opsPerSecond: (latencies.length / elapsed) * 1000,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    closeMs: performance.now() - t1,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Latency over HTTP.
+
+interface Answer {
+  readonly ms: number;
+  readonly status: number;
+  readonly bytes: number;
+}
+
+function send(agent: Agent, port: number, method: 'GET' | 'POST', pathname: string, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: pathname,
+        agent,
+        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        response.on('end', () => resolve({ ms: performance.now() - t0, status: response.statusCode ?? 0, bytes }));
+        response.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const ROUTES = [
+  { label: 'POST /conversations/search', path: '/conversations/search' },
+  { label: 'POST /messages/search', path: '/messages/search' },
+  { label: 'POST /conversations/search?transferables=false', path: '/conversations/search?transferables=false' },
+  { label: 'POST /messages/search?transferables=false', path: '/messages/search?transferables=false' },
+] as const;
+const FLOOR = 'GET /.well-known/health (the HTTP floor)';
+
+async function latency(dir: string, chats: Chat[]): Promise<void> {
+  let server: ChildProcess | undefined;
+  let exited: Promise<unknown> = Promise.resolve();
+  const ready = await new Promise<Line>((resolve, reject) => {
+    exited = runChild(['serve', dir], 600_000, (line, child) => {
+      server = child;
+      resolve(line);
+    }).catch(reject);
+  });
+  const port = Number(ready.port);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const times = new Map<string, Answer[]>();
+  const measured = queries(chats, OPTIONS.queries, 7);
+  const body = (query: string) => JSON.stringify({ engines: { iterable: [{ query }] } });
+  try {
+    // Warm-up, not measured: other queries, every route.
+    for (const query of queries(chats, 60, 99)) for (const route of ROUTES) await send(agent, port, 'POST', route.path, body(query));
+    for (const [i, query] of measured.entries()) {
+      // Each turn sends the query to every route, starting from a different one, and the floor.
+      const turn = [...ROUTES.slice(i % ROUTES.length), ...ROUTES.slice(0, i % ROUTES.length)];
+      for (const route of turn) {
+        const answer = await send(agent, port, 'POST', route.path, body(query));
+        const key = `${route.label}/${1 + (i % 3)}`;
+        times.set(key, [...(times.get(key) ?? []), answer]);
+        times.set(route.label, [...(times.get(route.label) ?? []), answer]);
+      }
+      const floor = await send(agent, port, 'GET', '/.well-known/health');
+      times.set(FLOOR, [...(times.get(FLOOR) ?? []), floor]);
+    }
+  } finally {
+    agent.destroy();
+    server?.kill('SIGTERM');
+    // It holds the store's lock until it exits.
+    await exited;
+  }
+  const floorP50 = percentile(
+    times.get(FLOOR)!.map((a) => a.ms),
+    0.5,
+  );
+  console.log(
+    `\n1. Search latency over HTTP (startHttpServer on 127.0.0.1, its own process; store opened in ${fixed(Number(ready.openMs))} ms): ${OPTIONS.conversations} conversations × ${MESSAGES_PER_CONVERSATION} messages, ${measured.length} queries of 1, 2 and 3 words from the devchats vocabulary (seed 7), sent one at a time over one kept-alive connection, default limit (20); each turn sends one query to every route and then the floor`,
+  );
+  console.log(
+    `| route | words | requests | p50 ms | p95 ms | p99 ms | max ms | mean answer KB | p50 / floor p50 | target p50 ≤ ${TARGETS.p50}, p95 ≤ ${TARGETS.p95} | not 200 |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  const row = (label: string, words: string, answers: Answer[], target: boolean) => {
+    const ms = answers.map((a) => a.ms);
+    const [p50, p95, p99] = [0.5, 0.95, 0.99].map((q) => percentile(ms, q)) as [number, number, number];
+    const met = `${p50 <= TARGETS.p50 ? 'met' : 'NOT met'}, ${p95 <= TARGETS.p95 ? 'met' : 'NOT met'}`;
+    const failed = answers.filter((a) => a.status !== 200).length;
+    console.log(
+      `| ${label} | ${words} | ${answers.length} | ${fixed(p50, 2)} | ${fixed(p95, 2)} | ${fixed(p99, 2)} | ${fixed(Math.max(...ms), 1)} | ${fixed(answers.reduce((s, a) => s + a.bytes, 0) / answers.length / 1024, 1)} | ${fixed(p50 / floorP50, 1)} | ${target ? met : ''} | ${failed} |`,
+    );
+  };
+  for (const route of ROUTES) {
+    row(route.label, 'all', times.get(route.label)!, true);
+    for (const words of [1, 2, 3]) row('', String(words), times.get(`${route.label}/${words}`)!, false);
+  }
+  row(FLOOR, '', times.get(FLOOR)!, false);
+  const failures = [...ROUTES.map((r) => r.label), FLOOR].reduce(
+    (n, label) => n + times.get(label)!.filter((a) => a.status !== 200).length,
+    0,
+  );
+  if (failures > 0) console.log(`${failures} answers were not 200.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Memory and 3. open time.
+
+const VARIANTS = [
+  { key: 'empty', label: 'empty folder' },
+  { key: 'off', label: 'searchIndex: false' },
+  { key: 'on', label: 'with its index file (db.json.search)' },
+  { key: 'rebuild', label: 'index file deleted (rebuilt and saved at open)' },
+] as const;
+
+async function openAndMemory(root: string, dir: string, textChars: number): Promise<void> {
+  const runs = new Map<string, Line[]>();
+  for (let round = 0; round < OPTIONS.rounds; round++) {
+    for (const variant of VARIANTS) {
+      let where = dir;
+      if (variant.key === 'empty') where = await mkdtemp(path.join(root, 'empty-'));
+      if (variant.key === 'rebuild') await rm(`${fileOf(dir)}.search`);
+      const [line] = await runChild(['open', where, variant.key], 600_000);
+      if (variant.key === 'empty') await rm(where, { recursive: true, force: true });
+      runs.set(variant.key, [...(runs.get(variant.key) ?? []), line!]);
+      console.error(
+        `  open ${variant.label}: ${fixed(Number(line!.openMs))} ms, heap+external +${fixed(Number(line!.growth) / MB, 1)} MB${line!.firstSearchMs === undefined ? '' : `, first search ${fixed(Number(line!.firstSearchMs))} ms`}`,
+      );
+    }
+    console.error(`open round ${round + 1} of ${OPTIONS.rounds}`);
+  }
+  const of = (key: string, field: string) => median((runs.get(key) ?? []).map((l) => Number(l[field])));
+  const indexFile = (await stat(`${fileOf(dir)}.search`)).size;
+  const memoryIndex = of('on', 'growth') - of('off', 'growth');
+  const memoryRebuilt = of('rebuild', 'growth') - of('off', 'growth');
+  const estimate = of('on', 'indexBytes');
+  console.log(
+    `\n2. Memory of the index: ${OPTIONS.conversations} conversations, ${fixed(textChars / 1e6, 1)} M characters of text indexed (messages and names); V8 heap used + external after a full GC, after the open minus before it, in a fresh process; medians of ${OPTIONS.rounds} opens`,
+  );
+  console.log(
+    '| open | heap + external growth MB | index: growth − growth without it, MB | index.bytes estimate MB | ÷ text characters | target ≤ 0.5 |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  console.log(`| searchIndex: false | ${fixed(of('off', 'growth') / MB, 1)} | | | | |`);
+  const verdict = (share: number) => (share <= TARGETS.memory ? 'met' : 'NOT met');
+  console.log(
+    `| with its index file | ${fixed(of('on', 'growth') / MB, 1)} | ${fixed(memoryIndex / MB, 1)} | ${fixed(estimate / MB, 1)} | measured ${fixed(memoryIndex / textChars, 2)}, estimate ${fixed(estimate / textChars, 2)} | ${verdict(memoryIndex / textChars)} |`,
+  );
+  console.log(
+    `| index rebuilt at open | ${fixed(of('rebuild', 'growth') / MB, 1)} | ${fixed(memoryRebuilt / MB, 1)} | ${fixed(of('rebuild', 'indexBytes') / MB, 1)} | measured ${fixed(memoryRebuilt / textChars, 2)} | ${verdict(memoryRebuilt / textChars)} |`,
+  );
+  console.log(
+    `Index file db.json.search: ${fixed(indexFile / MB, 1)} MB (${fixed(indexFile / textChars, 2)} bytes per character of text); the whole folder: ${fixed((await folderBytes(dir)) / MB, 1)} MB.`,
+  );
+  console.log(`Estimate / measured: ${ratio(estimate, memoryIndex)}.`);
+
+  const beyond = (key: string) => of(key, 'openMs') - of('empty', 'openMs');
+  console.log(
+    `\n3. Open time (createJsonFileRepository, fresh process): ${OPTIONS.conversations} conversations × ${MESSAGES_PER_CONVERSATION} messages; medians of ${OPTIONS.rounds}; "beyond empty" subtracts the open of an empty folder, as the README's store table does`,
+  );
+  console.log('| open | ms | beyond empty ms | / searchIndex: false | RSS MB |');
+  console.log('|---|---|---|---|---|');
+  for (const variant of VARIANTS)
+    console.log(
+      `| ${variant.label} | ${fixed(of(variant.key, 'openMs'))} | ${variant.key === 'empty' ? '' : fixed(beyond(variant.key))} | ${variant.key === 'empty' || variant.key === 'off' ? '' : ratio(beyond(variant.key), beyond('off'))} | ${fixed(of(variant.key, 'rss') / MB)} |`,
+    );
+  console.log(
+    `With searchIndex: false the first search builds the index in memory (the service's fallback): ${fixed(of('off', 'firstSearchMs'))} ms.`,
+  );
+  console.log(
+    "README's store targets (Benchmarks / Storage): open beyond empty ≤ 300 ms at 10,000 conversations (≤ 1,000 ms at 50,000), RSS after open beyond empty ≤ 0.5× format 4's db.json at 10,000; those stores hold 20 messages of 300 characters per conversation (6 KB of text), these 10 of 200–1,500 (about 8.5 KB).",
+  );
+  const target = OPTIONS.conversations === 10_000 ? ` (target ≤ 300 ms: ${beyond('on') <= 300 ? 'met' : 'NOT met'})` : '';
+  console.log(`Open beyond empty with the index file: ${fixed(beyond('on'))} ms${target}; rebuild: ${fixed(beyond('rebuild'))} ms.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Durable writes.
+
+async function writes(root: string, dir: string): Promise<void> {
+  const copies = { on: path.join(root, 'writes-on'), off: path.join(root, 'writes-off') };
+  await cp(dir, copies.on, { recursive: true });
+  await cp(dir, copies.off, { recursive: true });
+  await rm(`${fileOf(copies.off)}.search`);
+  const runs: { on: Line; off: Line }[] = [];
+  for (let round = 0; round < OPTIONS.rounds; round++) {
+    const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+    const pair: Partial<Record<'on' | 'off', Line>> = {};
+    for (const variant of order) {
+      const [line] = await runChild(['writes', copies[variant], variant, String(OPTIONS.conversations), String(round)], 600_000);
+      pair[variant] = line!;
+      console.error(
+        `  writes, searchIndex ${variant === 'on'}: ${fixed(Number(line!.opsPerSecond))}/s, p50 ${fixed(Number(line!.p50), 2)} ms, close ${fixed(Number(line!.closeMs))} ms`,
+      );
+    }
+    runs.push(pair as { on: Line; off: Line });
+    console.error(`write round ${round + 1} of ${OPTIONS.rounds}`);
+  }
+  const of = (variant: 'on' | 'off', field: string) => median(runs.map((r) => Number(r[variant][field])));
+  const ratios = runs.map((r) => Number(r.on.opsPerSecond) / Number(r.off.opsPerSecond));
+  console.log(
+    `\n4. Durable writes in-process: ${OPTIONS.writers} concurrent writers, createMessage (fsync, as by default) of 200–1,500 characters of devchats text, each writer into its own conversation of a copy of the ${OPTIONS.conversations}-conversation store; ${OPTIONS.writeMs / 1000} s per run, a fresh process each, the two taking turns; medians of ${OPTIONS.rounds} rounds`,
+  );
+  console.log('| store | writes/s | p50 ms | p99 ms | close ms (compaction, not timed) |');
+  console.log('|---|---|---|---|---|');
+  for (const variant of ['on', 'off'] as const)
+    console.log(
+      `| searchIndex: ${variant === 'on'} | ${fixed(of(variant, 'opsPerSecond'))} | ${fixed(of(variant, 'p50'), 2)} | ${fixed(of(variant, 'p99'), 2)} | ${fixed(of(variant, 'closeMs'))} |`,
+    );
+  const r = median(ratios);
+  console.log(
+    `Writes/s with the index / without, per round: ${ratios.map((x) => x.toFixed(2)).join(', ')}; median ×${r.toFixed(2)} (target ≥ ×${TARGETS.writes}: ${r >= TARGETS.writes ? 'met' : 'NOT met'}).`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const skip = (part: string) => OPTIONS.skip.has(part);
+  console.log(`bench:search, ${new Date().toISOString()}, Node ${process.version}; texts from ${DEVCHATS}`);
+  const chats = readChats();
+  const root = await mkdtemp(path.join(tmpdir(), 'cms-bench-search-'));
+  const interrupted = () => {
+    for (const child of live) child.kill('SIGKILL');
+    void rm(root, { recursive: true, force: true }).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    const dir = path.join(root, 'store');
+    if (!skip('latency') || !skip('open') || !skip('writes')) {
+      const t0 = performance.now();
+      const [built] = await runChild(['build', dir, String(OPTIONS.conversations)], 900_000);
+      const textChars = Number(built!.textChars);
+      console.log(
+        `\nStore: ${OPTIONS.conversations} conversations × ${MESSAGES_PER_CONVERSATION} messages built in ${fixed((performance.now() - t0) / 1000, 1)} s (writes ${fixed(Number(built!.writtenMs) / 1000, 1)} s, close ${fixed(Number(built!.closeMs) / 1000, 1)} s); ${fixed(textChars / 1e6, 1)} M characters of text; folder ${fixed((await folderBytes(dir)) / MB, 1)} MB`,
+      );
+      if (!skip('latency')) await latency(dir, chats);
+      if (!skip('open')) await openAndMemory(root, dir, textChars);
+      if (!skip('writes')) await writes(root, dir);
+    }
+    if (!skip('quality')) await searchQuality(DEVCHATS);
+  } finally {
+    for (const child of live) child.kill('SIGKILL');
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function child(args: string[]): Promise<void> {
+  const [mode, dir, ...rest] = args as [string, string, ...string[]];
+  try {
+    if (mode === 'build') await buildChild(dir, Number(rest[0]));
+    else if (mode === 'open') await openChild(dir, rest[0]!);
+    else if (mode === 'serve') await serveChild(dir);
+    else if (mode === 'writes') await writesChild(dir, rest[0]!, Number(rest[1]), Number(rest[2]));
+    else throw new Error(`unknown mode ${mode}`);
+  } catch (error) {
+    print({ error: (error as Error).message });
+    console.error(error);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[2] === 'child') await child(process.argv.slice(3));
+else await main();
