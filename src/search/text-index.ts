@@ -283,7 +283,9 @@ export class TextIndex {
     let conversationBound = 0;
     const conversationsTouched = new Set<number>();
     const avgLength = this.#messages > 0 ? this.#messageLength / this.#messages : 1;
-    const docs = Math.max(1, this.#ids.length - this.#dead);
+    // Counted with the dead documents, as the lists' lengths are (until a compaction drops both):
+    // a list can never be longer than the documents, so every idf stays positive.
+    const docs = Math.max(1, this.#ids.length);
     const words = query.words;
     for (let w = 0; w < words.length; w++) {
       const word = words[w]!;

@@ -23,6 +23,9 @@ import {
   ModelsApi,
   RangesApi,
   ResponseError,
+  FilterOperationTypeEnum,
+  type SearchEngine,
+  type SearchInput,
   type SeededModel,
   WebsitesApi,
   WellKnownApi,
@@ -779,6 +782,57 @@ describe('the official client against the example server', () => {
     });
   });
 
+  describe('search', () => {
+    const input = (query: string, more: Partial<SearchEngine> = {}): SearchInput => ({ engines: { iterable: [{ query, ...more }] } });
+
+    it('searchConversations finds the conversation by its words, with the client shapes and the matching messages', async () => {
+      const found = await api.conversations.searchConversations({ searchInput: input('atomically crash') });
+      const hit = found.iterable[0]!;
+      expect(hit.identifier).toBe(conversationId);
+      expect(hit.conversation?.id).toBe(conversationId);
+      expect(hit.similarity).toBeGreaterThan(0);
+      expect(hit.similarity).toBeLessThanOrEqual(1);
+      expect(hit.messages?.iterable.map((message) => message.identifier)).toContain(messageIds[2]);
+      // transferables=false: identifiers and scores, no records.
+      const bare = await api.conversations.searchConversations({ searchInput: input('atomically crash'), transferables: false });
+      expect(bare.iterable[0]!.conversation).toBeUndefined();
+      expect(bare.iterable[0]!.identifier).toBe(conversationId);
+    });
+
+    it('searchMessages and searchConversationSpecificMessages rank messages, exact when verbatim', async () => {
+      const found = await api.messages.searchMessages({ searchInput: input('event loop') });
+      expect(found.iterable[0]!.identifier).toBe(messageIds[0]);
+      expect(found.iterable[0]!.exact).toBe(true);
+      expect(found.iterable[0]!.message?.fragment?.string?.raw).toBe(TEXTS[0]);
+      const inside = await api.conversation.searchConversationSpecificMessages({ conversation: conversationId, searchInput: input('JSON.parse') });
+      expect(inside.iterable[0]!.identifier).toBe(messageIds[1]);
+      expect(inside.iterable[0]!.exact).toBe(true);
+      await expectStatus(api.conversation.searchConversationSpecificMessages({ conversation: 'no-such-conversation', searchInput: input('x') }), 404);
+    });
+
+    it('combines engines with AND and filters by time, as the client sends them', async () => {
+      const both = await api.messages.searchMessages({
+        searchInput: { engines: { type: FilterOperationTypeEnum.And, iterable: [{ query: 'read' }, { query: 'blocking' }] } },
+        transferables: false,
+      });
+      expect(both.iterable.map((message) => message.identifier)).toEqual([messageIds[0]]);
+      const future = await api.messages.searchMessages({
+        searchInput: input('JSON', { temporal: { created: { from: { value: new Date(Date.now() + 86_400_000) } } } }),
+      });
+      expect(future.iterable).toEqual([]);
+    });
+
+    it('answers 400 naming the field for a body the client could not have sent', async () => {
+      const response = await fetch(`${server!.baseUrl}/messages/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ engines: { iterable: [{ query: 'x', fullText: { exact: true } }] } }),
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain('fullText');
+    });
+  });
+
   describe('persistence across a restart', () => {
     it(
       'finds everything again after the server restarts on the same data folder',
@@ -809,6 +863,9 @@ describe('the official client against the example server', () => {
 
         const messages = await api.conversation.conversationSpecificConversationMessages({ conversation: conversationId });
         expect(messages.iterable.map((message) => message.id)).toEqual(messageIds);
+        // The search index came back with the data.
+        const searched = await api.messages.searchMessages({ searchInput: { engines: { iterable: [{ query: 'event loop' }] } } });
+        expect(searched.iterable[0]?.identifier).toBe(messageIds[0]);
 
         const models = await api.models.modelsSnapshot();
         const custom = models.iterable.find((model) => model.id === customModelId);

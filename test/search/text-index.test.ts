@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { type IndexedDoc, TextIndex } from '../../src/search/text-index.js';
+import { queryWords, termsOf } from '../../src/search/tokens.js';
+
+const doc = (id: string, text: string, conversation = 'c1', created = 1_000): IndexedDoc => ({
+  field: 'userMessage',
+  id,
+  conversation,
+  text,
+  created,
+  updated: created,
+});
+const search = (index: TextIndex, text: string, prefix = false) =>
+  index.searchMessages({ text, words: queryWords(text), prefix, limit: 1000 }).map((hit) => hit.id);
+
+describe('terms', () => {
+  it('splits identifiers, file names and paths, stems English, pairs unspaced scripts, drops stop words', () => {
+    expect(termsOf('useEffect')).toEqual(['useeffect', 'use', 'effect']);
+    expect(termsOf('ERR_MODULE_NOT_FOUND')).toEqual(['err_module_not_found', 'err', 'modul', 'found']);
+    expect(termsOf('src/app.tsx HTTPServer')).toEqual(['src', 'app', 'tsx', 'httpserver', 'http', 'server']);
+    expect(termsOf('The builds were failing')).toEqual(['build', 'fail']);
+    expect(termsOf('搜索对话')).toEqual(['搜索', '索对', '对话']);
+    expect(termsOf('Größe')).toEqual(['größe']);
+  });
+});
+
+describe('TextIndex', () => {
+  it('finds a document written again (its old postings are dead, not counted against it)', () => {
+    const index = new TextIndex();
+    index.put(doc('a', 'read a json file without blocking'));
+    index.put(doc('b', 'use readFile and JSON.parse'));
+    index.put(doc('a', 'read a json file without blocking'));
+    expect(search(index, 'read').sort()).toEqual(['a', 'b']);
+    expect(search(index, 'blocking')).toEqual(['a']);
+  });
+
+  it('answers the same after a compaction drops the dead documents', () => {
+    const index = new TextIndex();
+    for (let i = 0; i < 7000; i++) index.put(doc(`m${i}`, `message number ${i} about ${i % 2 === 0 ? 'kafka' : 'redis'}`, `c${i % 50}`));
+    // Past 5,000 dead and a fifth of all: the index compacts itself.
+    for (let i = 0; i < 6000; i++) index.remove('userMessage', `m${i}`);
+    expect(index.size).toBe(1000);
+    expect(search(index, 'number 6500')[0]).toBe('m6500');
+    expect(search(index, '5999')).toEqual([]);
+    expect(search(index, 'kafka')).toHaveLength(500);
+    index.put(doc('late', 'kafka again'));
+    expect(search(index, 'again')).toEqual(['late']);
+  });
+
+  it('gives the same answers after dump and restore', () => {
+    const index = new TextIndex();
+    for (let i = 0; i < 300; i++) index.put(doc(`m${i}`, `step ${i}: configure webpack ${i % 3 === 0 ? 'proxy' : 'loader'}`, `c${i % 7}`));
+    index.remove('userMessage', 'm3');
+    index.put({ field: 'name', id: 'c1', conversation: 'c1', text: 'Webpack proxy setup', created: 5_000, updated: 5_000 });
+    const restored = TextIndex.restore(index.dump());
+    for (const text of ['proxy', 'webpack loader', 'configur', 'step 150']) expect(search(restored, text, true)).toEqual(search(index, text, true));
+    const conversations = (ix: TextIndex) => ix.searchConversations({ text: 'proxy', words: queryWords('proxy setup'), prefix: false, limit: 5 });
+    expect(conversations(restored)).toEqual(conversations(index));
+  });
+
+  it('ranks by BM25: rarer words and shorter documents first; similarity stays within 0–1', () => {
+    const index = new TextIndex();
+    index.put(doc('short', 'docker compose'));
+    index.put(doc('long', 'docker compose is one of many tools you could use to run several containers together on one machine'));
+    index.put(doc('other', 'docker build'));
+    const hits = index.searchMessages({ text: '', words: queryWords('docker compose'), prefix: false, limit: 10 });
+    expect(hits.map((hit) => hit.id)).toEqual(['short', 'long', 'other']);
+    for (const hit of hits) expect(hit.similarity).toBeGreaterThan(0);
+    for (const hit of hits) expect(hit.similarity).toBeLessThanOrEqual(1);
+  });
+});
