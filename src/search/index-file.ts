@@ -6,7 +6,7 @@ import { writeAll } from '../stores/json-file/journal.js';
 import { type IndexDump, TextIndex } from './text-index.js';
 
 const MAGIC = 'conversation-model-service search index\n';
-const VERSION = 1;
+const VERSION = 2;
 const CHUNK_BYTES = 1 << 20;
 
 interface Header {
@@ -40,6 +40,7 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
     bytes(dump.length),
     bytes(dump.created),
     bytes(dump.updated),
+    bytes(dump.hash),
     ...dump.pool.tables.map(bytes),
     bytes(dump.pool.levels),
     pool,
@@ -87,12 +88,12 @@ export async function readIndexFile(file: string): Promise<{ index: TextIndex; c
       return section;
     });
     if (at !== buffer.length) return undefined;
-    const hash = createHash('sha256');
-    for (const section of sections) hash.update(section);
-    if (hash.digest('hex') !== header.sha256) return undefined;
+    const checksum = createHash('sha256');
+    for (const section of sections) checksum.update(section);
+    if (checksum.digest('hex') !== header.sha256) return undefined;
     // Copied into buffers of their own: typed arrays need their alignment, and the file's buffer can go.
     const copy = <T>(section: Buffer, make: new (buffer: ArrayBuffer) => T): T => make === (Uint8Array as unknown) ? (new Uint8Array(section) as T) : new make(new Uint8Array(section).buffer);
-    const [terms, lists, ids, conversations, owner, field, length, created, updated, head, write, end, last, count, levels, pool] = sections as Buffer[] & { length: 16 };
+    const [terms, lists, ids, conversations, owner, field, length, created, updated, hashes, head, write, end, last, count, levels, pool] = sections;
     const chunks: Uint8Array[] = [];
     for (let start = 0; start < pool!.length; start += CHUNK_BYTES) {
       const chunk = new Uint8Array(CHUNK_BYTES);
@@ -109,6 +110,7 @@ export async function readIndexFile(file: string): Promise<{ index: TextIndex; c
       length: copy(length!, Uint16Array),
       created: copy(created!, Uint32Array),
       updated: copy(updated!, Uint32Array),
+      hash: copy(hashes!, Uint32Array),
       pool: {
         chunks,
         top: header.top,

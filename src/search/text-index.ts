@@ -83,7 +83,7 @@ const HITS_PER_CONVERSATION = 3;
 /**
  * A full-text index of messages, conversation names and annotations, in memory, kept small: the
  * dictionary is a Map of terms, postings are varints in one byte pool ({@link PostingPool}), and a
- * document costs its id and 14 bytes of typed arrays. A document written again gets a new number;
+ * document costs its id and 18 bytes of typed arrays. A document written again gets a new number;
  * its old postings stay, dead, until {@link compact} (called by {@link put} once a fifth are dead)
  * drops them. Ranking is BM25 for messages and, for conversations, BM25 over the conversation as
  * one document whose first request, name and annotations count several times over.
@@ -101,6 +101,8 @@ export class TextIndex {
   /** Seconds since 1970. */
   #created = new Uint32Array(1024);
   #updated = new Uint32Array(1024);
+  /** A hash of the document's text: a write of the same text is not indexed again. */
+  #hash = new Uint32Array(1024);
   #dead = 0;
   /** Live message documents and their total length, for BM25's average. */
   #messages = 0;
@@ -130,7 +132,7 @@ export class TextIndex {
   get bytes(): number {
     let terms = 0;
     for (const term of this.#terms.keys()) terms += 40 + term.length;
-    const docs = this.#ids.length * (8 + 56 + 30) + this.#owner.length * 14;
+    const docs = this.#ids.length * (8 + 56 + 30) + this.#owner.length * 18;
     const conversations = this.#conversationIds.length * 90 + this.#conversationLength.length * 12;
     const scratch = (this.#score.length + this.#best.length) * 8 + (this.#conversationScore.length + this.#conversationFrequency.length) * 8;
     return terms + this.#pool.bytes + docs + conversations + scratch;
@@ -138,10 +140,20 @@ export class TextIndex {
 
   /** Adds a document, or replaces the one of the same field and id. */
   put(doc: IndexedDoc): void {
-    this.#removeDoc(FIELD_NUMBER[doc.field], doc.id);
+    const field = FIELD_NUMBER[doc.field];
+    const hash = textHash(doc.text);
+    const before = this.#docs[field]!.get(doc.id);
+    // The same text again (a conversation's name on each message added, a message's score or
+    // links changed): only its times change. Re-indexing would leave a dead copy per write.
+    if (before !== undefined && this.#hash[before] === hash && this.#ownerId(before) === doc.conversation) {
+      this.#created[before] = seconds(doc.created);
+      this.#updated[before] = seconds(doc.updated);
+      return;
+    }
+    this.#removeDoc(field, doc.id);
     const number = this.#ids.length;
     if (number === this.#owner.length) this.#growDocs(number * 2);
-    const field = FIELD_NUMBER[doc.field];
+    this.#hash[number] = hash;
     const frequencies = new Map<string, number>();
     let length = 0;
     forEachTerm(doc.text, (term) => {
@@ -370,6 +382,11 @@ export class TextIndex {
     return lists;
   }
 
+  #ownerId(doc: number): string | undefined {
+    const owner = this.#owner[doc]!;
+    return owner < 0 ? undefined : this.#conversationIds[owner];
+  }
+
   #hit(doc: number, bound: number): TextHit {
     const owner = this.#owner[doc]!;
     return {
@@ -484,6 +501,7 @@ export class TextIndex {
       docs.#length[to] = this.#length[doc]!;
       docs.#created[to] = this.#created[doc]!;
       docs.#updated[to] = this.#updated[doc]!;
+      docs.#hash[to] = this.#hash[doc]!;
       docs.#owner[to] = owner < 0 ? -1 : docs.#conversation(this.#conversationIds[owner]!);
     }
     docs.#recount();
@@ -533,6 +551,7 @@ export class TextIndex {
     this.#length = other.#length;
     this.#created = other.#created;
     this.#updated = other.#updated;
+    this.#hash = other.#hash;
     this.#dead = 0;
     this.#messages = other.#messages;
     this.#messageLength = other.#messageLength;
@@ -562,6 +581,7 @@ export class TextIndex {
       length: this.#length.subarray(0, n),
       created: this.#created.subarray(0, n),
       updated: this.#updated.subarray(0, n),
+      hash: this.#hash.subarray(0, n),
       conversations: this.#conversationIds,
     };
   }
@@ -580,6 +600,7 @@ export class TextIndex {
     index.#length.set(dump.length);
     index.#created.set(dump.created);
     index.#updated.set(dump.updated);
+    index.#hash.set(dump.hash);
     dump.ids.forEach((id, doc) => index.#docs[dump.field[doc]!]!.set(id, doc));
     index.#recount();
     return index;
@@ -602,6 +623,7 @@ export class TextIndex {
     this.#length = grown(this.#length, size, Uint16Array);
     this.#created = grown(this.#created, size, Uint32Array);
     this.#updated = grown(this.#updated, size, Uint32Array);
+    this.#hash = grown(this.#hash, size, Uint32Array);
   }
 
   #growConversations(size: number): void {
@@ -621,6 +643,7 @@ export interface IndexDump {
   readonly length: Uint16Array;
   readonly created: Uint32Array;
   readonly updated: Uint32Array;
+  readonly hash: Uint32Array;
   readonly conversations: string[];
 }
 
@@ -633,6 +656,13 @@ function grown<T extends Int32Array | Uint8Array | Uint16Array | Uint32Array | F
   const to = new make(size);
   to.set(from);
   return to;
+}
+
+/** FNV-1a over the text's UTF-16 code units. */
+function textHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 function seconds(ms: number): number {
