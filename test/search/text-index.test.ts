@@ -47,6 +47,19 @@ describe('TextIndex', () => {
     expect(search(index, 'again')).toEqual(['late']);
   });
 
+  it('finds the longer words a prefix starts, among sorted and newly added terms', () => {
+    const index = new TextIndex();
+    // Words of letters alone (digits would split them): `q` and the number in base 26.
+    const word = (i: number) => `q${[...i.toString(26)].map((c) => String.fromCharCode(97 + Number.parseInt(c, 26))).join('')}`;
+    // Over 4,096 new terms: the sorted list is merged at least once, and later ones wait unsorted.
+    for (let i = 0; i < 9000; i++) index.put(doc(`m${i}`, word(i)));
+    expect(search(index, word(4321).slice(0, -1), true)).toContain('m4321');
+    expect(search(index, word(8999).slice(0, -1), true)).toContain('m8999');
+    const prefix = word(8999).slice(0, -1);
+    const expected = Array.from({ length: 9000 }, (_, i) => i).filter((i) => word(i).startsWith(prefix));
+    expect(search(index, prefix, true).sort()).toEqual(expected.map((i) => `m${i}`).sort());
+  });
+
   it('gives the same answers after dump and restore', () => {
     const index = new TextIndex();
     for (let i = 0; i < 300; i++) index.put(doc(`m${i}`, `step ${i}: configure webpack ${i % 3 === 0 ? 'proxy' : 'loader'}`, `c${i % 7}`));
