@@ -54,17 +54,28 @@ export async function searchConversationMessages(
 ): Promise<SearchedConversationMessages> {
   const conversation = parseId(conversationId, 'conversation id');
   const exists = await sc.ctx.repository.read((view) => view.get('conversations', conversation));
-  if (!exists) throw new ServiceError('NOT_FOUND', `No conversation has the id "${conversation}".`, { resource: 'conversation', id: conversation });
+  if (!exists)
+    throw new ServiceError('NOT_FOUND', `No conversation has the id "${conversation}".`, { resource: 'conversation', id: conversation });
   return searchMessagesIn(sc, { kind: 'messages', conversation }, input, options);
 }
 
-async function searchMessagesIn(sc: SearchContext, scope: Scope, input: unknown, options?: ListOptions): Promise<SearchedConversationMessages> {
+async function searchMessagesIn(
+  sc: SearchContext,
+  scope: Scope,
+  input: unknown,
+  options?: ListOptions,
+): Promise<SearchedConversationMessages> {
   const page = pageOptions({ ...options, limit: options?.limit ?? DEFAULT_SEARCH_LIMIT });
   const parsed = parseInput(searchInputSchema, input, 'SearchInput');
   const plan = new Plan(sc, scope);
   const found = await plan.run(parsed.engines, 0);
   const slice = found.slice(page.offset, page.offset + page.limit);
-  const records = await sc.ctx.repository.read((view) => view.getMany('messages', slice.map((hit) => hit.id)));
+  const records = await sc.ctx.repository.read((view) =>
+    view.getMany(
+      'messages',
+      slice.map((hit) => hit.id),
+    ),
+  );
   const iterable: SearchedConversationMessage[] = [];
   slice.forEach((hit, i) => {
     const record = records[i];
@@ -82,10 +93,21 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
   const found = await plan.run(parsed.engines, 0);
   const slice = found.slice(page.offset, page.offset + page.limit);
   const read = await sc.ctx.repository.read(async (view) => {
-    const conversations = await view.getMany('conversations', slice.map((hit) => hit.id));
-    const messages = await view.getMany('messages', slice.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []));
-    const annotations = await view.getMany('annotations', slice.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []));
-    const snapshots = page.transferables ? await Promise.all(conversations.map((record) => record && conversationSnapshot(view, record))) : [];
+    const conversations = await view.getMany(
+      'conversations',
+      slice.map((hit) => hit.id),
+    );
+    const messages = await view.getMany(
+      'messages',
+      slice.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []),
+    );
+    const annotations = await view.getMany(
+      'annotations',
+      slice.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []),
+    );
+    const snapshots = page.transferables
+      ? await Promise.all(conversations.map((record) => record && conversationSnapshot(view, record)))
+      : [];
     return { conversations, messages, annotations, snapshots };
   });
   const messages = new Map(read.messages.filter((m) => m !== undefined).map((m) => [m.id, m]));
@@ -103,7 +125,9 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
       return annotation ? [searchedAnnotation(a, annotation, plan.queries, page.transferables)] : [];
     });
     const exact =
-      plan.queries.some((query) => holds(record.name ?? '', query)) || messageHits.some((m) => m.exact) || annotationHits.some((a) => a.exact);
+      plan.queries.some((query) => holds(record.name ?? '', query)) ||
+      messageHits.some((m) => m.exact) ||
+      annotationHits.some((a) => a.exact);
     const searched: SearchedConversation = { exact, similarity: round(hit.similarity), identifier: record.id };
     if (hit.temporal) searched.temporal = true;
     const snapshot = read.snapshots[i];
@@ -160,7 +184,12 @@ class Plan {
     if (query === '' ? temporal || !engine.operations : textQuery.words.length > 0) {
       found =
         this.scope.kind === 'conversations'
-          ? (await this.sc.search.searchConversations(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal, conversation: hit }))
+          ? (await this.sc.search.searchConversations(textQuery)).map((hit) => ({
+              id: hit.id,
+              similarity: hit.similarity,
+              temporal,
+              conversation: hit,
+            }))
           : (await this.sc.search.searchMessages(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal }));
     } else if (query !== '') found = [];
     if (engine.operations) {
@@ -185,8 +214,14 @@ class Plan {
     const kept: Found[] = [];
     const texts = await this.sc.ctx.repository.read(async (view) => {
       const names = await view.getMany('conversations', ids);
-      const messages = await view.getMany('messages', found.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []));
-      const annotations = await view.getMany('annotations', found.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []));
+      const messages = await view.getMany(
+        'messages',
+        found.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []),
+      );
+      const annotations = await view.getMany(
+        'annotations',
+        found.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []),
+      );
       return { names, messages: messages.map(messageText), annotations: annotations.map((a) => a?.text ?? '') };
     });
     let m = 0;
@@ -244,7 +279,12 @@ function intersect(results: Found[][]): Found[] {
 
 const ranked = (found: Found[]) => found.sort((a, b) => b.similarity - a.similarity);
 
-function searchedMessage(hit: Pick<Found, 'similarity' | 'temporal'>, record: MessageRecord, queries: readonly string[], transferables: boolean): SearchedConversationMessage {
+function searchedMessage(
+  hit: Pick<Found, 'similarity' | 'temporal'>,
+  record: MessageRecord,
+  queries: readonly string[],
+  transferables: boolean,
+): SearchedConversationMessage {
   const text = messageText(record);
   const searched: SearchedConversationMessage = {
     exact: queries.some((query) => holds(text, query)),
@@ -258,7 +298,12 @@ function searchedMessage(hit: Pick<Found, 'similarity' | 'temporal'>, record: Me
   return searched;
 }
 
-function searchedAnnotation(hit: TextHit, record: AnnotationRecord, queries: readonly string[], transferables: boolean): SearchedAnnotation {
+function searchedAnnotation(
+  hit: TextHit,
+  record: AnnotationRecord,
+  queries: readonly string[],
+  transferables: boolean,
+): SearchedAnnotation {
   const searched: SearchedAnnotation = {
     exact: queries.some((query) => holds(record.text, query)),
     similarity: round(hit.similarity),

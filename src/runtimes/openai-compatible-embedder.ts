@@ -59,8 +59,10 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
       const request = new AbortController();
       const timeout = AbortSignal.timeout(timeoutMs);
       const failed = (error: unknown, what: string) => {
-        if (signal.aborted) return new Error(`The embedding of ${texts.length} texts with model ${model} at ${baseUrl} was aborted.`, { cause: error });
-        if (timeout.aborted) return new Error(`${where} did not answer within ${timeoutMs / 1000} s for embedding model ${model}.`, { cause: error });
+        if (signal.aborted)
+          return new Error(`The embedding of ${texts.length} texts with model ${model} at ${baseUrl} was aborted.`, { cause: error });
+        if (timeout.aborted)
+          return new Error(`${where} did not answer within ${timeoutMs / 1000} s for embedding model ${model}.`, { cause: error });
         return new Error(`The OpenAI-compatible server at ${baseUrl} ${what} (${(error as Error).message}).`, { cause: error });
       };
       let response: Response;
@@ -82,8 +84,12 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
         throw failed(error, 'broke off its answer');
       }
       const { text, cut } = body;
-      if (!response.ok) throw new Error(`${where} answered ${response.status} for embedding model ${model}: ${text.slice(0, QUOTED_CHARS)}`);
-      if (cut) throw new Error(`${where} answered more than ${byteSize(maxBytes)} for embedding model ${model}; answers are capped at maxResponseBytes.`);
+      if (!response.ok)
+        throw new Error(`${where} answered ${response.status} for embedding model ${model}: ${text.slice(0, QUOTED_CHARS)}`);
+      if (cut)
+        throw new Error(
+          `${where} answered more than ${byteSize(maxBytes)} for embedding model ${model}; answers are capped at maxResponseBytes.`,
+        );
       let data: unknown;
       try {
         data = (JSON.parse(text) as { data?: unknown }).data;
@@ -114,7 +120,8 @@ function vectorsOf(data: unknown, count: number, said: string): Float32Array[] {
     const vector = new Float32Array(length);
     for (let i = 0; i < length; i++) {
       const value = embedding[i];
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`${said} a vector of something other than numbers for input ${index}.`);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new Error(`${said} a vector of something other than numbers for input ${index}.`);
       vector[i] = value;
     }
     vectors[index] = vector;

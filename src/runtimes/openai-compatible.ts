@@ -210,3 +210,4 @@ function isLoopbackUrl(url: string): boolean {
     return false;
   }
 }
+export { createOpenAiCompatibleEmbedder, type OpenAiCompatibleEmbedderOptions } from './openai-compatible-embedder.js';

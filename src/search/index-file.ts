@@ -29,7 +29,9 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
   const dump = index.dump();
   const text = (value: unknown) => Buffer.from(JSON.stringify(value));
   const bytes = (array: ArrayBufferView) => Buffer.from(array.buffer, array.byteOffset, array.byteLength);
-  const pool = Buffer.concat(dump.pool.chunks.map((chunk, i) => (i === dump.pool.chunks.length - 1 ? chunk.subarray(0, dump.pool.top - i * CHUNK_BYTES) : chunk)));
+  const pool = Buffer.concat(
+    dump.pool.chunks.map((chunk, i) => (i === dump.pool.chunks.length - 1 ? chunk.subarray(0, dump.pool.top - i * CHUNK_BYTES) : chunk)),
+  );
   const sections = [
     Buffer.from(dump.terms.join('\n')),
     bytes(Int32Array.from(dump.lists)),
@@ -47,7 +49,14 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
   ];
   const hash = createHash('sha256');
   for (const section of sections) hash.update(section);
-  const header: Header = { version: VERSION, covers, sections: sections.map((s) => s.length), top: dump.pool.top, lists: dump.pool.lists, sha256: hash.digest('hex') };
+  const header: Header = {
+    version: VERSION,
+    covers,
+    sections: sections.map((s) => s.length),
+    top: dump.pool.top,
+    lists: dump.pool.lists,
+    sha256: hash.digest('hex'),
+  };
   const temporary = `${file}.tmp`;
   const handle = await open(temporary, 'w', 0o600);
   try {
@@ -92,8 +101,10 @@ export async function readIndexFile(file: string): Promise<{ index: TextIndex; c
     for (const section of sections) checksum.update(section);
     if (checksum.digest('hex') !== header.sha256) return undefined;
     // Copied into buffers of their own: typed arrays need their alignment, and the file's buffer can go.
-    const copy = <T>(section: Buffer, make: new (buffer: ArrayBuffer) => T): T => make === (Uint8Array as unknown) ? (new Uint8Array(section) as T) : new make(new Uint8Array(section).buffer);
-    const [terms, lists, ids, conversations, owner, field, length, created, updated, hashes, head, write, end, last, count, levels, pool] = sections;
+    const copy = <T>(section: Buffer, make: new (buffer: ArrayBuffer) => T): T =>
+      make === (Uint8Array as unknown) ? (new Uint8Array(section) as T) : new make(new Uint8Array(section).buffer);
+    const [terms, lists, ids, conversations, owner, field, length, created, updated, hashes, head, write, end, last, count, levels, pool] =
+      sections;
     const chunks: Uint8Array[] = [];
     for (let start = 0; start < pool!.length; start += CHUNK_BYTES) {
       const chunk = new Uint8Array(CHUNK_BYTES);

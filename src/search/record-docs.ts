@@ -21,9 +21,16 @@ export function indexActions(change: RecordChange): IndexAction[] {
     case 'messages': {
       const message = record as MessageRecord | null;
       // A message's field follows its role, which a write may change: the other field's document goes.
-      if (!message) return [{ remove: 'userMessage', id }, { remove: 'message', id }];
+      if (!message)
+        return [
+          { remove: 'userMessage', id },
+          { remove: 'message', id },
+        ];
       const field: Field = message.role === 'USER' ? 'userMessage' : 'message';
-      return [{ remove: field === 'userMessage' ? 'message' : 'userMessage', id }, { put: docOf(field, message, message.conversation, message.fragment?.string?.raw ?? '') }];
+      return [
+        { remove: field === 'userMessage' ? 'message' : 'userMessage', id },
+        { put: docOf(field, message, message.conversation, message.fragment?.string?.raw ?? '') },
+      ];
     }
     case 'conversations': {
       const conversation = record as ConversationRecord | null;
@@ -32,14 +39,21 @@ export function indexActions(change: RecordChange): IndexAction[] {
     }
     case 'annotations': {
       const annotation = record as AnnotationRecord | null;
-      return annotation ? [{ put: docOf('annotation', annotation, annotation.conversation, annotation.text) }] : [{ remove: 'annotation', id }];
+      return annotation
+        ? [{ put: docOf('annotation', annotation, annotation.conversation, annotation.text) }]
+        : [{ remove: 'annotation', id }];
     }
     default:
       return [];
   }
 }
 
-function docOf(field: Field, record: { id: string; created?: { value: string }; updated?: { value: string } }, conversation: string | undefined, text: string): IndexedDoc {
+function docOf(
+  field: Field,
+  record: { id: string; created?: { value: string }; updated?: { value: string } },
+  conversation: string | undefined,
+  text: string,
+): IndexedDoc {
   // Records written by a store of your own may lack times: such a document has none (0) and passes no time filter with a `from`.
   const time = (stamp: { value: string } | undefined) => (stamp ? Date.parse(stamp.value) : 0);
   return { field, id: record.id, conversation, text, created: time(record.created), updated: time(record.updated) };

@@ -140,7 +140,8 @@ export class TextIndex {
     for (const term of this.#terms.keys()) terms += 48 + term.length;
     const docs = this.#ids.length * (8 + 56 + 30) + this.#owner.length * 18;
     const conversations = this.#conversationIds.length * 90 + this.#conversationLength.length * 12;
-    const scratch = (this.#score.length + this.#best.length) * 8 + (this.#conversationScore.length + this.#conversationFrequency.length) * 8;
+    const scratch =
+      (this.#score.length + this.#best.length) * 8 + (this.#conversationScore.length + this.#conversationFrequency.length) * 8;
     return terms + this.#pool.bytes + docs + conversations + scratch;
   }
 
@@ -228,7 +229,10 @@ export class TextIndex {
     if (owner === -2) return [];
     const keep = (doc: number) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query);
     if (query.words.length === 0) return this.#newest(keep, query.limit).map((doc) => ({ ...this.#hit(doc, 1), similarity: 0 }));
-    const { touched, bound } = this.#scoreDocs(query, (doc) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query));
+    const { touched, bound } = this.#scoreDocs(
+      query,
+      (doc) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query),
+    );
     const hits = topOf(touched, this.#score, query.limit).map((doc) => this.#hit(doc, bound));
     for (const doc of touched) this.#score[doc] = 0;
     return hits;
@@ -292,11 +296,7 @@ export class TextIndex {
    * with `perConversation`, the conversations into `#conversationScore`. Answers the documents
    * touched and the highest score a document could have (what similarity 1 means).
    */
-  #scoreDocs(
-    query: TextQuery,
-    keep: (doc: number) => boolean,
-    perConversation = false,
-  ): { touched: number[]; bound: number } {
+  #scoreDocs(query: TextQuery, keep: (doc: number) => boolean, perConversation = false): { touched: number[]; bound: number } {
     this.#reserveScratch();
     const touched: number[] = [];
     let bound = 0;

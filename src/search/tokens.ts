@@ -30,7 +30,8 @@ const terms = new Map<string, string>();
 export function termOf(lower: string): string {
   let term = terms.get(lower);
   if (term === undefined) {
-    term = STOP_WORDS.has(lower) || lower.length > MAX_TERM_CHARS ? '' : lower.length > 3 && ASCII_WORD.test(lower) ? stemWord(lower) : lower;
+    term =
+      STOP_WORDS.has(lower) || lower.length > MAX_TERM_CHARS ? '' : lower.length > 3 && ASCII_WORD.test(lower) ? stemWord(lower) : lower;
     if (terms.size >= 100_000) terms.clear();
     terms.set(lower, term);
   }
@@ -81,7 +82,8 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
         kind = 1;
       }
       if (kind === 2) upper = true;
-      if (kind === 4 || (kind === 2 && previous === 1) || (kind !== previous && (kind === 3 || previous === 3) && previous !== 0)) compound = true;
+      if (kind === 4 || (kind === 2 && previous === 1) || (kind !== previous && (kind === 3 || previous === 3) && previous !== 0))
+        compound = true;
       previous = kind;
     }
     const word = text.slice(start, i);

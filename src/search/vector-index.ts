@@ -142,16 +142,7 @@ export class VectorIndex {
   /** Saves run one at a time: they share a temporary file. */
   #saving: Promise<void> = Promise.resolve();
 
-  constructor(options: {
-    embedder: Embedder;
-    file?: string;
-    logger?: { warn(message: string): void };
-    readTexts: (docs: readonly IndexedDocRef[]) => Promise<(string | undefined)[]>;
-    batchSize?: number;
-    maxTextChars?: number;
-    retry?: { firstMs: number; maxMs: number };
-    saveEvery?: { vectors: number; ms: number };
-  }) {
+  constructor(options: VectorIndexOptions) {
     this.#embedder = options.embedder;
     this.#file = options.file;
     this.#logger = options.logger ?? console;
@@ -219,7 +210,10 @@ export class VectorIndex {
       const row = this.#rowOf.get(key);
       if (row !== undefined) {
         seen[row] = 1;
-        if (this.#conversations[row] !== doc.conversation) this.#conversations[row] = doc.conversation;
+        if (this.#conversations[row] !== doc.conversation) {
+          this.#conversations[row] = doc.conversation;
+          this.#dirty = true;
+        }
       } else if (!this.#queue.has(key) && !this.#inFlight.has(key)) {
         this.#queue.set(key, { key, field: doc.field, id: doc.id, conversation: doc.conversation, text: undefined, hash: 0 });
       }
@@ -248,10 +242,10 @@ export class VectorIndex {
     } catch {
       return undefined;
     }
-    // Vectors of another length are of another model, or of another configuration of it: not comparable.
     if (!vector || !normalize(vector)) return undefined;
     // No vector yet: nothing to find, and no length to compare with.
     if (this.#dimension === 0 || limit <= 0) return [];
+    // A vector of another length is of another model, or of another configuration of it: not comparable.
     if (vector.length !== this.#dimension) return undefined;
     const dimension = this.#dimension;
     const matrix = this.#matrix;
@@ -265,7 +259,8 @@ export class VectorIndex {
     if (options.scope === 'messages') {
       const top = new TopK(limit);
       for (let row = 0; row < this.#rows; row++) {
-        if (this.#ids[row] === undefined || this.#fields[row]! > 1) continue;
+        // Fields 0 and 1: userMessage and message.
+        if (this.#ids[row] === undefined || this.#fields[row]! > FIELD_NUMBER.message) continue;
         if (conversation !== undefined && this.#conversations[row] !== conversation) continue;
         top.offer(score(row), row);
       }
@@ -337,6 +332,8 @@ export class VectorIndex {
     // Loading is no change to save; what was written before it (if anything) is.
     const dirty = this.#dirty;
     this.#setDimension(loaded.dimension);
+    // Room for them all at once, rather than doubling (and copying) the matrix as they come.
+    if (this.#fields.length < this.#rows + loaded.count) this.#grow(this.#rows + loaded.count);
     for (let i = 0; i < loaded.ids.length; i++) {
       const field = FIELDS[loaded.fields[i]!]!;
       const key = keyOf(field, loaded.ids[i]!);
@@ -517,7 +514,6 @@ export class VectorIndex {
         const batch = this.#take();
         const made = await this.#embedBatch(batch);
         if (made === undefined) return; // failed: a retry is scheduled
-        this.#failures = 0;
         this.#madeSinceSave += made;
         if (this.#file && this.#madeSinceSave >= this.#saveEvery.vectors && Date.now() - this.#savedAt >= this.#saveEvery.ms) {
           await this.save().catch((error: unknown) =>
@@ -577,6 +573,8 @@ export class VectorIndex {
         throw new Error('the embedder answered vectors of different lengths');
       // After the checks: a batch that fails them changes nothing.
       this.#setDimension(dimension);
+      // The embedder answered: a streak of failures is over (the next failure starts a new one, said again).
+      this.#failures = 0;
       let made = 0;
       ready.forEach((item, i) => {
         if (!current(item)) return; // written again, or removed, while it was embedded: the newer write wins

@@ -18,12 +18,12 @@ import {
   ConversationApi,
   ConversationMessagesApi,
   ConversationsApi,
+  FilterOperationTypeEnum,
   type Model,
   ModelApi,
   ModelsApi,
   RangesApi,
   ResponseError,
-  FilterOperationTypeEnum,
   type SearchEngine,
   type SearchInput,
   type SeededModel,
@@ -804,10 +804,16 @@ describe('the official client against the example server', () => {
       expect(found.iterable[0]!.identifier).toBe(messageIds[0]);
       expect(found.iterable[0]!.exact).toBe(true);
       expect(found.iterable[0]!.message?.fragment?.string?.raw).toBe(TEXTS[0]);
-      const inside = await api.conversation.searchConversationSpecificMessages({ conversation: conversationId, searchInput: input('JSON.parse') });
+      const inside = await api.conversation.searchConversationSpecificMessages({
+        conversation: conversationId,
+        searchInput: input('JSON.parse'),
+      });
       expect(inside.iterable[0]!.identifier).toBe(messageIds[1]);
       expect(inside.iterable[0]!.exact).toBe(true);
-      await expectStatus(api.conversation.searchConversationSpecificMessages({ conversation: 'no-such-conversation', searchInput: input('x') }), 404);
+      await expectStatus(
+        api.conversation.searchConversationSpecificMessages({ conversation: 'no-such-conversation', searchInput: input('x') }),
+        404,
+      );
     });
 
     it('combines engines with AND and filters by time, as the client sends them', async () => {

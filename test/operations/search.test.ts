@@ -73,7 +73,10 @@ describe('searchMessages', () => {
 
   it('pages with limit and offset, answering the next offset while there are more', async () => {
     const { service } = await serviceForTest();
-    const conversation = await conversationWith(service, ...Array.from({ length: 5 }, (_, i) => said('USER', `retry number ${i} of the flaky test`)));
+    const conversation = await conversationWith(
+      service,
+      ...Array.from({ length: 5 }, (_, i) => said('USER', `retry number ${i} of the flaky test`)),
+    );
     const first = await service.searchMessages(query('flaky'), { limit: 2 });
     expect(first.iterable).toHaveLength(2);
     expect(first.next).toBe(2);
@@ -89,7 +92,11 @@ describe('searchMessages', () => {
     expect(ids(await service.searchMessages(query('StrictMode')))).toEqual([]);
     await service.deleteConversation(node.id);
     expect(ids(await service.searchMessages(query('module')))).toEqual([]);
-    const added = await service.createMessage({ conversation: { id: react.id }, role: 'ASSISTANT', fragment: { string: { raw: 'Concurrent rendering too.' } } });
+    const added = await service.createMessage({
+      conversation: { id: react.id },
+      role: 'ASSISTANT',
+      fragment: { string: { raw: 'Concurrent rendering too.' } },
+    });
     expect(ids(await service.searchMessages(query('concurrent')))).toEqual([added.id]);
   });
 
@@ -116,7 +123,9 @@ describe('searchMessages', () => {
     expect(ids(await service.searchMessages(query('twice in React', { full_text: { exact: true } })))).toEqual([message(react, 0)]);
     const all = (await service.searchMessages(query('twice development'))).iterable;
     const least = Math.max(...all.map((hit) => hit.similarity));
-    expect(ids(await service.searchMessages(query('twice development', { full_text: { similarity: least } })))).toEqual([all[0]!.identifier]);
+    expect(ids(await service.searchMessages(query('twice development', { full_text: { similarity: least } })))).toEqual([
+      all[0]!.identifier,
+    ]);
   });
 
   it('filters by time with a temporal engine, alone or beside a query', async () => {
@@ -160,7 +169,8 @@ describe('searchMessages', () => {
       details: { issues: [{ path: ['engines', 'iterable', 0, 'qeury'], message: 'unknown field' }] },
     });
     await expect(service.searchMessages(query('x'.repeat(1001)))).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
-    const deep = (level: number): Record<string, unknown> => (level === 0 ? { query: 'x' } : { operations: { iterable: [deep(level - 1)] } });
+    const deep = (level: number): Record<string, unknown> =>
+      level === 0 ? { query: 'x' } : { operations: { iterable: [deep(level - 1)] } };
     await expect(service.searchMessages({ engines: { iterable: [deep(3)] } } as never)).resolves.toBeDefined();
     await expect(service.searchMessages({ engines: { iterable: [deep(4)] } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(service.searchMessages(query('x'), { limit: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });

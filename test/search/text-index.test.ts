@@ -66,8 +66,10 @@ describe('TextIndex', () => {
     index.remove('userMessage', 'm3');
     index.put({ field: 'name', id: 'c1', conversation: 'c1', text: 'Webpack proxy setup', created: 5_000, updated: 5_000 });
     const restored = TextIndex.restore(index.dump());
-    for (const text of ['proxy', 'webpack loader', 'configur', 'step 150']) expect(search(restored, text, true)).toEqual(search(index, text, true));
-    const conversations = (ix: TextIndex) => ix.searchConversations({ text: 'proxy', words: queryWords('proxy setup'), prefix: false, limit: 5 });
+    for (const text of ['proxy', 'webpack loader', 'configur', 'step 150'])
+      expect(search(restored, text, true)).toEqual(search(index, text, true));
+    const conversations = (ix: TextIndex) =>
+      ix.searchConversations({ text: 'proxy', words: queryWords('proxy setup'), prefix: false, limit: 5 });
     expect(conversations(restored)).toEqual(conversations(index));
   });
 

@@ -14,7 +14,8 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const quiet = { warn: () => undefined };
 const query = (text: string): SearchInput => ({ engines: { iterable: [{ query: text }] } });
-const found = async (service: Service, text: string) => (await service.searchMessages(query(text), { transferables: false })).iterable.map((hit) => hit.identifier);
+const found = async (service: Service, text: string) =>
+  (await service.searchMessages(query(text), { transferables: false })).iterable.map((hit) => hit.identifier);
 
 async function open(dataDir: string, warnings: string[] = []) {
   return createService({ dataDir, summarizer: createFakeSummarizer(), logger: { warn: (message) => warnings.push(message) } });

@@ -4,12 +4,12 @@ import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
 import type { ReadView, Repository } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type ConversationRecord, type MessageRecord } from '../../records.js';
+import { readIndexFile, writeIndexFile } from '../../search/index-file.js';
+import { SearchIndex } from '../../search/search-index.js';
 import { Slices } from '../../slices.js';
 import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
 import { recordProblem } from '../record-checks.js';
 import { pageOfRows, RecordTables } from '../record-tables.js';
-import { readIndexFile, writeIndexFile } from '../../search/index-file.js';
-import { SearchIndex } from '../../search/search-index.js';
 import { writeMessageFiles } from './compaction.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { encodeEntryInSlices, type JournalChange, JournalWriter, type RecordSpan, readJournal } from './journal.js';
@@ -255,8 +255,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // it the next start builds the index again from the records, so a failure only costs time.
       if (keepIndex)
         await writeIndexFile(searchPath, search.index, foldedSeq).catch((error: Error) =>
-        logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
-      );
+          logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+        );
       await snapshot.write();
       for (const [message, to] of written.moved) messages.moved(message, to);
       snapshotSeq = foldedSeq;
@@ -300,8 +300,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     // A new store's index is written by its first compaction: there is nothing to save yet.
     if (search.index.size > 0)
       await writeIndexFile(searchPath, search.index, seq).catch((error: Error) =>
-      logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
-    );
+        logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+      );
   }
 
   // A store of version 4 is migrated now, once: its messages go to a message file, and its
