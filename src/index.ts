@@ -7,17 +7,24 @@ export { createLocalModelRegistry, type LocalModelRegistryOptions } from './mode
 export type { ListOptions, ReadOptions } from './operations/context.js';
 export type { JsonPage } from './operations/conversations.js';
 export { isLlm, LLM_USAGES } from './operations/models.js';
+// The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts);
+// createService loads the extractive one only when it is given no summarizer.
+export { DEFAULT_SEARCH_LIMIT } from './operations/search.js';
 export type {
   ChatMessage,
   ChatOptions,
   ConversationHit,
+  Embedder,
   Field,
+  IndexedDocRef,
   ModelLoadFailure,
   ModelRegistry,
   ModelRuntime,
   Page,
   PageRequest,
+  QueryWord,
   ReadView,
+  RecordChange,
   Repository,
   Summarizer,
   SummarizerMessage,
@@ -26,7 +33,6 @@ export type {
   TextQuery,
   TextSearch,
   TimeRange,
-  QueryWord,
   Transaction,
 } from './ports.js';
 export type * from './records.js';
@@ -37,8 +43,5 @@ export { createService, type LinkMethods, type Service, type ServiceOptions } fr
 // The store's code (lowdb, the journal, the message files) is loaded on the first call of createJsonFileRepository.
 export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/lazy.js';
 export { createMemoryRepository } from './stores/memory.js';
-// The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts);
-// createService loads the extractive one only when it is given no summarizer.
-export { DEFAULT_SEARCH_LIMIT } from './operations/search.js';
 export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

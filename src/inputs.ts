@@ -4,8 +4,8 @@ import type {
   conversationUpdateSchema,
   seededScoreIncrementSchema,
 } from './schemas/conversation-inputs.js';
-import type { searchInputSchema } from './schemas/search.js';
 import type { modelDeleteCacheInputSchema, modelUpdateSchema, seededModelSchema } from './schemas/models.js';
+import type { searchInputSchema } from './schemas/search.js';
 import type {
   seededAnchorSchema,
   seededAnnotationSchema,

@@ -2,9 +2,9 @@ import type { CollectionName, Collections, MessageRole, ModelRecord } from './re
 import type { RecordChange } from './search/record-docs.js';
 import type { ConversationHit, Field, TextHit, TextQuery } from './search/text-index.js';
 
+export type { RecordChange } from './search/record-docs.js';
 export type { ConversationHit, Field, TextHit, TextQuery, TimeRange } from './search/text-index.js';
 export type { QueryWord } from './search/tokens.js';
-export type { RecordChange } from './search/record-docs.js';
 
 /** Which records of a collection a `list` answers: a cursor to start after, and how many. */
 export interface PageRequest {

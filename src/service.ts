@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type {
   ConversationSummarizeInput,
-  SearchInput,
   ConversationUpdateInput,
   ModelDeleteCacheInput,
   ModelUpdateInput,
+  SearchInput,
   SeededAnchorInput,
   SeededAnnotationInput,
   SeededAssetInput,
@@ -32,10 +32,11 @@ import { createRecord, deleteRecordOfKind, listRecords } from './operations/reco
 import { incrementConversationScores } from './operations/scores.js';
 import * as search from './operations/search.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
-import type { ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
+import type { Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
-import { createJsonFileRepository } from './stores/json-file/lazy.js';
 import { withSearch } from './search/indexed-repository.js';
+import { openVectors } from './search/open-vectors.js';
+import { createJsonFileRepository } from './stores/json-file/lazy.js';
 import { createMemoryRepository } from './stores/memory.js';
 import type {
   Anchor,
@@ -94,6 +95,14 @@ export interface ServiceOptions {
   readonly defaultModel?: string;
   /** How long a model may take to write; past it the embedded summarizer writes. Default 60 s. */
   readonly generationTimeoutMs?: number;
+  /**
+   * Makes vectors of meaning for `embeddings` search engines, e.g. `createOpenAiCompatibleEmbedder({
+   * baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text' })` from
+   * `conversation-model-service/runtimes/openai-compatible`. Every message, name and annotation is
+   * embedded in the background after it is written (never holding up the write), the vectors kept
+   * in `dataDir/vectors-<model>.bin`. Default: none, and `embeddings` engines run as full text.
+   */
+  readonly embedder?: Embedder;
   /** Where warnings go (a model that failed and was replaced, say). Default `console`. */
   readonly logger?: { warn(message: string): void };
   /**
@@ -200,11 +209,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   // nor the JSON-file store (lowdb, the journal), so a caller that brings its own pays for neither.
   // The summarizer is loaded before the data folder is opened, so a failed load cannot leave it locked.
   const summarizer = options.summarizer ?? (await import('./summarizers/extractive.js')).createExtractiveSummarizer();
-  // A store that keeps no search index gets one in memory, fed by the service's own transactions.
-  const repository = withSearch(
+  const store =
     options.repository ??
-      (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository()),
-  );
+    (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository());
+  // A store that keeps no search index gets one in memory, fed by the service's own transactions.
+  const repository = withSearch(store);
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
   const ctx: OperationContext = {
@@ -227,7 +236,15 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     downloads: cacheRoot ? createDownloads({ ...downloadOptions, cacheRoot, logger: options.logger ?? console, now: clock }) : undefined,
   };
 
-  const searching: search.SearchContext = { search: repository.search, ctx };
+  const vectors = options.embedder
+    ? await openVectors(options.embedder, repository, {
+        ...(options.dataDir ? { folder: options.dataDir } : {}),
+        logger: ctx.logger,
+        // A store of your own is indexed at its first search: until then there is nothing to check the vectors against.
+        reconcile: store.search !== undefined,
+      })
+    : undefined;
+  const searching: search.SearchContext = { search: repository.search, ctx, ...(vectors ? { vectors } : {}) };
   const records = <T>(kind: RecordKindName) => ({
     create: (seed: object, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
     list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,
@@ -300,6 +317,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     listAnnotations: annotations.list,
     deleteAnnotation: annotations.delete,
     close: async () => {
+      await vectors?.close();
       await ctx.downloads?.close();
       await repository.close();
     },

@@ -4,6 +4,7 @@ import type { AnnotationRecord, MessageRecord } from '../records.js';
 import { conversationSnapshot, renderAnnotation, renderConversationInSlices, renderMessage } from '../render/conversation.js';
 import { type SearchEngineInput, type SearchEnginesInput, searchInputSchema } from '../schemas/search.js';
 import { endsInWord, queryWords } from '../search/tokens.js';
+import type { VectorHit, VectorIndex } from '../search/vector-index.js';
 import { parseInput } from '../validate.js';
 import type {
   SearchedAnnotation,
@@ -36,6 +37,8 @@ type Scope = { kind: 'messages'; conversation?: string } | { kind: 'conversation
 export interface SearchContext {
   readonly search: TextSearch;
   readonly ctx: OperationContext;
+  /** Vectors of meaning, for `embeddings` engines, when the service has an embedder. */
+  readonly vectors?: VectorIndex;
   /** Set once the log has said that `embeddings` engines run as full text: it says so once. */
   saidFullText?: boolean;
 }
@@ -163,12 +166,8 @@ class Plan {
   }
 
   async #engine(engine: SearchEngineInput, depth: number): Promise<Found[]> {
-    if (engine.embeddings && !this.sc.saidFullText) {
-      // No runtime here computes embeddings: the engine's query runs as full text, as documented.
-      this.sc.saidFullText = true;
-      this.sc.ctx.logger.warn('An `embeddings` search engine ran as full text: no runtime that computes embeddings is configured.');
-    }
     const query = engine.query?.trim() ?? '';
+    const byMeaning = engine.embeddings && query !== '' ? await this.#byMeaning(query, engine) : undefined;
     const temporal = engine.temporal !== undefined;
     const textQuery: TextQuery = {
       text: query,
@@ -192,6 +191,8 @@ class Plan {
             }))
           : (await this.sc.search.searchMessages(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal }));
     } else if (query !== '') found = [];
+    // By meaning too: what the words found, and what the vectors found, each at its best similarity.
+    if (byMeaning) found = union([found ?? [], byMeaning]);
     if (engine.operations) {
       const nested = await this.run(engine.operations, depth + 1);
       found = found === undefined ? nested : intersect([found, nested]);
@@ -202,6 +203,65 @@ class Plan {
     if (least !== undefined && least !== null) found = found.filter((hit) => round(hit.similarity) >= least);
     if (engine.full_text?.exact && query !== '') found = await this.#verbatim(found, query);
     return found;
+  }
+
+  /**
+   * What the vectors find for `query`, within the engine's times; undefined (and the engine runs as
+   * full text, which the log says once) without an embedder or when it fails.
+   */
+  async #byMeaning(query: string, engine: SearchEngineInput): Promise<Found[] | undefined> {
+    const { vectors, ctx } = this.sc;
+    const hits = vectors
+      ? await vectors.search(query, {
+          limit: CANDIDATES,
+          scope: this.scope.kind,
+          ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
+        })
+      : undefined;
+    if (!hits) {
+      if (!this.sc.saidFullText) {
+        this.sc.saidFullText = true;
+        ctx.logger.warn(
+          vectors
+            ? `An \`embeddings\` search engine ran as full text: the embedder (${vectors.model}) could not embed the query.`
+            : 'An `embeddings` search engine ran as full text: no embedder is configured (ServiceOptions.embedder).',
+        );
+      }
+      return undefined;
+    }
+    const temporal = engine.temporal !== undefined;
+    // Records of no likeness at all (orthogonal or opposed vectors) are not results.
+    const alike = hits.filter((hit) => hit.similarity > 0);
+    const kept = temporal ? await this.#inTime(alike, engine) : alike;
+    return kept.map((hit) => ({
+      id: hit.id,
+      similarity: hit.similarity,
+      temporal,
+      ...(this.scope.kind === 'conversations'
+        ? { conversation: { id: hit.id, similarity: hit.similarity, messages: [], annotations: [] } }
+        : {}),
+    }));
+  }
+
+  /** The vector hits whose records were created and updated within the engine's ranges (the vectors know no times). */
+  async #inTime(hits: readonly VectorHit[], engine: SearchEngineInput): Promise<VectorHit[]> {
+    const { created, updated } = timeRanges(engine);
+    const collection = this.scope.kind === 'conversations' ? 'conversations' : 'messages';
+    const records = await this.sc.ctx.repository.read((view) =>
+      view.getMany(
+        collection,
+        hits.map((hit) => hit.id),
+      ),
+    );
+    const within = (stamp: { value: string } | undefined, range: TimeRange | undefined) => {
+      if (!range) return true;
+      const at = stamp ? Date.parse(stamp.value) : 0;
+      return (range.from === undefined || at >= range.from) && (range.to === undefined || at <= range.to);
+    };
+    return hits.filter((_, i) => {
+      const record = records[i];
+      return record !== undefined && within(record.created, created) && within(record.updated, updated);
+    });
   }
 
   /** The hits whose text holds `query` verbatim (letter case and spacing aside). */
@@ -254,8 +314,18 @@ function union(results: Found[][]): Found[] {
   for (const found of results) {
     for (const hit of found) {
       const before = best.get(hit.id);
-      if (!before || hit.similarity > before.similarity) best.set(hit.id, before?.temporal ? { ...hit, temporal: true } : hit);
-      else if (hit.temporal && !before.temporal) best.set(hit.id, { ...before, temporal: true });
+      if (!before) {
+        best.set(hit.id, hit);
+        continue;
+      }
+      const better = hit.similarity > before.similarity ? hit : before;
+      // A conversation keeps the messages that matched its words, whichever engine found it best.
+      const matched = [before, hit].find((h) => h.conversation && h.conversation.messages.length + h.conversation.annotations.length > 0);
+      best.set(hit.id, {
+        ...better,
+        temporal: before.temporal || hit.temporal,
+        ...(matched?.conversation ? { conversation: { ...matched.conversation, similarity: better.similarity } } : {}),
+      });
     }
   }
   return ranked([...best.values()]);

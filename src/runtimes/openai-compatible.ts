@@ -210,4 +210,5 @@ function isLoopbackUrl(url: string): boolean {
     return false;
   }
 }
+
 export { createOpenAiCompatibleEmbedder, type OpenAiCompatibleEmbedderOptions } from './openai-compatible-embedder.js';

@@ -212,7 +212,6 @@ export const listAnswerSchema = <T extends z.ZodType>(item: T) =>
     next: z.number().int().optional().describe('When the list goes on: the `offset` of the next page (also in the `Link` header).'),
   });
 
-
 // The answers of the three search routes: the API's Searched… shapes, with `next` (the offset of
 // the next page) and each hit's `snippet`, additions the official client ignores.
 const searchedFields = {
@@ -223,7 +222,11 @@ const searchedFields = {
 };
 const snippet = z.string().optional().describe('The part of its text around the first match (an addition of this service).');
 
-export const searchedConversationMessageSchema = z.object({ message: conversationMessageAnswerSchema.optional(), ...searchedFields, snippet });
+export const searchedConversationMessageSchema = z.object({
+  message: conversationMessageAnswerSchema.optional(),
+  ...searchedFields,
+  snippet,
+});
 export const searchedConversationMessagesSchema = z.object({
   iterable: z.array(searchedConversationMessageSchema),
   next: z.number().int().optional().describe('When there are more results: the `offset` of the next page.'),

@@ -30,6 +30,7 @@ export {
   seededScoreSchema,
 } from './conversation-inputs.js';
 export { modelDeleteCacheInputSchema, modelTypeSchema, modelUpdateSchema, modelUsageSchema, seededModelSchema } from './models.js';
+export { searchEnginesSchema, searchInputSchema } from './search.js';
 export {
   seededAnchorSchema,
   seededAnnotationSchema,
@@ -41,4 +42,3 @@ export {
   seededWebsiteSchema,
   seededWorkstreamSummarySchema,
 } from './seeds.js';
-export { searchEnginesSchema, searchInputSchema } from './search.js';

@@ -60,7 +60,7 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
   const temporary = `${file}.tmp`;
   const handle = await open(temporary, 'w', 0o600);
   try {
-    await writeAll(handle, [Buffer.from(MAGIC + JSON.stringify(header) + '\n'), ...sections]);
+    await writeAll(handle, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections]);
     await handle.sync();
   } catch (error) {
     await rm(temporary, { force: true });

@@ -34,8 +34,14 @@ export function withSearch(repository: Repository): Repository & { readonly sear
     },
     close: () => repository.close(),
     search: {
-      searchMessages: async (query) => (await ready(), index.searchMessages(query)),
-      searchConversations: async (query) => (await ready(), index.searchConversations(query)),
+      async searchMessages(query) {
+        await ready();
+        return index.searchMessages(query);
+      },
+      async searchConversations(query) {
+        await ready();
+        return index.searchConversations(query);
+      },
       watch: (listener) => index.watch(listener),
       documents: () => index.documents(),
     },

@@ -1,0 +1,66 @@
+import path from 'node:path';
+import type { Embedder, IndexedDocRef, Repository, TextSearch } from '../ports.js';
+import { VectorIndex } from './vector-index.js';
+
+/**
+ * The vectors of meaning of a service: loaded from `folder` (one file per embedding model),
+ * checked against the text index's documents (those missing are queued, those gone dropped), and
+ * fed every committed write from then on.
+ */
+export async function openVectors(
+  embedder: Embedder,
+  repository: Repository & { readonly search: TextSearch },
+  options: { folder?: string; logger: { warn(message: string): void }; reconcile: boolean },
+): Promise<VectorIndex> {
+  const vectors = new VectorIndex({
+    embedder,
+    logger: options.logger,
+    ...(options.folder ? { file: path.join(options.folder, `vectors-${fileSafe(embedder.model)}.bin`) } : {}),
+    readTexts: (docs) => readTexts(repository, docs),
+  });
+  await vectors.load();
+  repository.search.watch?.((changes) => vectors.apply(changes));
+  if (options.reconcile && repository.search.documents) vectors.reconcile(repository.search.documents());
+  return vectors;
+}
+
+/** The texts of these documents as the store holds them now (undefined for one that is gone). */
+async function readTexts(repository: Repository, docs: readonly IndexedDocRef[]): Promise<(string | undefined)[]> {
+  return repository.read(async (view) => {
+    const texts: (string | undefined)[] = new Array(docs.length);
+    const read = async (
+      collection: 'messages' | 'conversations' | 'annotations',
+      pick: (doc: IndexedDocRef) => boolean,
+      text: (record: never) => string,
+    ) => {
+      const indices = docs.flatMap((doc, i) => (pick(doc) ? [i] : []));
+      const records = await view.getMany(
+        collection,
+        indices.map((i) => docs[i]!.id),
+      );
+      indices.forEach((i, j) => {
+        const record = records[j];
+        texts[i] = record ? text(record as never) : undefined;
+      });
+    };
+    await read(
+      'messages',
+      (doc) => doc.field === 'userMessage' || doc.field === 'message',
+      (m: { fragment?: { string?: { raw?: string } } }) => m.fragment?.string?.raw ?? '',
+    );
+    await read(
+      'conversations',
+      (doc) => doc.field === 'name',
+      (c: { name?: string }) => c.name ?? '',
+    );
+    await read(
+      'annotations',
+      (doc) => doc.field === 'annotation',
+      (a: { text: string }) => a.text,
+    );
+    return texts;
+  });
+}
+
+/** A model name as a file name: `nomic-embed-text:latest` → `nomic-embed-text_latest`. */
+const fileSafe = (model: string) => model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100);
