@@ -16,7 +16,8 @@
  *    other from this process: POST /conversations/search and POST /messages/search with the
  *    default limit (20), as the client sends them (transferables on) and with ?transferables=false;
  *    beside them GET /.well-known/health, the HTTP floor, measured in the same turns. Targets:
- *    p50 ≤ 10 ms, p95 ≤ 30 ms.
+ *    p50 ≤ 10 ms, p95 ≤ 30 ms. Before it serves, the server's process times the same queries
+ *    in-process, the index alone and the service's methods, to show where the time goes.
  * 2. Memory and 3. open time: the store opened (`createJsonFileRepository`) in a fresh process
  *    (--expose-gc) with its index file, with `searchIndex: false`, and after `db.json.search` is
  *    deleted (the open rebuilds the index from the records and saves it), plus an empty folder;
@@ -27,13 +28,14 @@
  *    its time is printed too.
  * 4. Durable writes: SEARCH_WRITERS (50) concurrent writers calling `createMessage` (fsync, as by
  *    default; texts cut as above) in-process for SEARCH_WRITE_SECONDS (3), on two copies of the
- *    store, one with `searchIndex: true` and one with `false`, a fresh process each, SEARCH_ROUNDS
- *    rounds taking turns; ratio with / without (target: within 10%).
+ *    store, one with `searchIndex: true` and one with `false`, a fresh process each,
+ *    SEARCH_WRITE_ROUNDS (4) rounds taking turns; ratio with / without, per round, then the
+ *    median (target: within 10%).
  * 5. Known-item search on the devchats (bench/search-quality.ts).
  *
- * Env: SEARCH_CONVERSATIONS=10000, SEARCH_ROUNDS=3, SEARCH_WRITE_SECONDS=3, SEARCH_WRITERS=50,
- * SEARCH_QUERIES=300, SEARCH_DEVCHATS (the chats' file), SEARCH_SKIP (comma-separated parts to
- * leave out: latency, open, writes, quality).
+ * Env: SEARCH_CONVERSATIONS=10000, SEARCH_ROUNDS=3 (opens), SEARCH_WRITE_ROUNDS=4,
+ * SEARCH_WRITE_SECONDS=3, SEARCH_WRITERS=50, SEARCH_QUERIES=300, SEARCH_DEVCHATS (the chats'
+ * file), SEARCH_SKIP (comma-separated parts to leave out: latency, open, writes, quality).
  * Quick run: SEARCH_CONVERSATIONS=1000 npm run bench:search
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -46,6 +48,7 @@ import { fileURLToPath } from 'node:url';
 import { startHttpServer } from '../adapters/hono/serve.js';
 import type { ConversationRecord, MessageRecord } from '../src/index.js';
 import type { SearchIndex } from '../src/search/search-index.js';
+import { endsInWord, queryWords } from '../src/search/tokens.js';
 import { createService } from '../src/service.js';
 // Not the lazy export of src/index.ts: the store's modules load before the memory is measured.
 import { createJsonFileRepository } from '../src/stores/json-file/index.js';
@@ -60,6 +63,8 @@ const OPTIONS = {
   conversations: Number(env.SEARCH_CONVERSATIONS ?? 10_000),
   rounds: Number(env.SEARCH_ROUNDS ?? 3),
   writeMs: Number(env.SEARCH_WRITE_SECONDS ?? 3) * 1000,
+  /** Even, so each store goes first as often as the other. */
+  writeRounds: Number(env.SEARCH_WRITE_ROUNDS ?? 4),
   writers: Number(env.SEARCH_WRITERS ?? 50),
   queries: Number(env.SEARCH_QUERIES ?? 300),
   skip: new Set((env.SEARCH_SKIP ?? '').split(',').filter(Boolean)),
@@ -282,12 +287,55 @@ async function openChild(dir: string, variant: string): Promise<void> {
   print({ openMs, growth: after.heap - before.heap, rss: after.rss, indexBytes, firstSearchMs });
 }
 
+/** The in-process steps of a search, timed over the same queries as the HTTP requests: where the time goes. */
+const STEPS = [
+  { key: 'indexConversations1000', label: 'index.searchConversations, limit 1000 (the candidates the service asks for)' },
+  { key: 'indexConversations20', label: 'index.searchConversations, limit 20' },
+  { key: 'serviceConversationsPlain', label: 'service.searchConversations, transferables false' },
+  { key: 'serviceConversations', label: 'service.searchConversations, default (transferables)' },
+  { key: 'indexMessages1000', label: 'index.searchMessages, limit 1000' },
+  { key: 'indexMessages20', label: 'index.searchMessages, limit 20' },
+  { key: 'serviceMessagesPlain', label: 'service.searchMessages, transferables false' },
+  { key: 'serviceMessages', label: 'service.searchMessages, default (transferables)' },
+] as const;
+
 async function serveChild(dir: string): Promise<void> {
   const t0 = performance.now();
   const repository = await createJsonFileRepository({ file: fileOf(dir) });
   const service = await createService({ repository, summarizer: createFakeSummarizer() });
+  const openMs = performance.now() - t0;
+  // In-process first, while nothing else runs: the same queries as over HTTP, after a warm-up.
+  const index = repository.search!;
+  const chats = readChats();
+  const textQuery = (query: string, limit: number) => ({ text: query, words: queryWords(query), prefix: endsInWord(query), limit });
+  const input = (query: string) => ({ engines: { iterable: [{ query }] } });
+  const steps: Record<(typeof STEPS)[number]['key'], (query: string) => Promise<unknown>> = {
+    indexConversations1000: (q) => index.searchConversations(textQuery(q, 1000)),
+    indexConversations20: (q) => index.searchConversations(textQuery(q, 20)),
+    serviceConversationsPlain: (q) => service.searchConversations(input(q), { transferables: false }),
+    serviceConversations: (q) => service.searchConversations(input(q)),
+    indexMessages1000: (q) => index.searchMessages(textQuery(q, 1000)),
+    indexMessages20: (q) => index.searchMessages(textQuery(q, 20)),
+    serviceMessagesPlain: (q) => service.searchMessages(input(q), { transferables: false }),
+    serviceMessages: (q) => service.searchMessages(input(q)),
+  };
+  for (const query of queries(chats, 60, 99)) for (const step of Object.values(steps)) await step(query);
+  const times: Record<string, number[]> = {};
+  for (const query of queries(chats, OPTIONS.queries, 7)) {
+    for (const [key, step] of Object.entries(steps)) {
+      const t1 = performance.now();
+      await step(query);
+      (times[key] ??= []).push(performance.now() - t1);
+    }
+  }
+  const inProcess = Object.fromEntries(
+    Object.entries(times).flatMap(([key, ms]) => [
+      [`${key}P50`, percentile(ms, 0.5)],
+      [`${key}P95`, percentile(ms, 0.95)],
+    ]),
+  );
   const server = await startHttpServer(service, { port: 0, host: '127.0.0.1' });
-  print({ port: server.port, openMs: performance.now() - t0 });
+  print({ port: server.port, openMs, ...inProcess });
   process.once('SIGTERM', async () => {
     await server.close();
     await service.close();
@@ -437,6 +485,13 @@ async function latency(dir: string, chats: Chat[]): Promise<void> {
     0,
   );
   if (failures > 0) console.log(`${failures} answers were not 200.`);
+  console.log(
+    `\nWhere the time goes, in-process in the server's process before it served (the same ${measured.length} queries, each through every step in turn, after a warm-up): the index alone (repository.search, as the service calls it), and the service's method`,
+  );
+  console.log('| step | p50 ms | p95 ms |');
+  console.log('|---|---|---|');
+  for (const step of STEPS)
+    console.log(`| ${step.label} | ${fixed(Number(ready[`${step.key}P50`]), 2)} | ${fixed(Number(ready[`${step.key}P95`]), 2)} |`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,7 +574,7 @@ async function writes(root: string, dir: string): Promise<void> {
   await cp(dir, copies.off, { recursive: true });
   await rm(`${fileOf(copies.off)}.search`);
   const runs: { on: Line; off: Line }[] = [];
-  for (let round = 0; round < OPTIONS.rounds; round++) {
+  for (let round = 0; round < OPTIONS.writeRounds; round++) {
     const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
     const pair: Partial<Record<'on' | 'off', Line>> = {};
     for (const variant of order) {
@@ -530,12 +585,12 @@ async function writes(root: string, dir: string): Promise<void> {
       );
     }
     runs.push(pair as { on: Line; off: Line });
-    console.error(`write round ${round + 1} of ${OPTIONS.rounds}`);
+    console.error(`write round ${round + 1} of ${OPTIONS.writeRounds}`);
   }
   const of = (variant: 'on' | 'off', field: string) => median(runs.map((r) => Number(r[variant][field])));
   const ratios = runs.map((r) => Number(r.on.opsPerSecond) / Number(r.off.opsPerSecond));
   console.log(
-    `\n4. Durable writes in-process: ${OPTIONS.writers} concurrent writers, createMessage (fsync, as by default) of 200–1,500 characters of devchats text, each writer into its own conversation of a copy of the ${OPTIONS.conversations}-conversation store; ${OPTIONS.writeMs / 1000} s per run, a fresh process each, the two taking turns; medians of ${OPTIONS.rounds} rounds`,
+    `\n4. Durable writes in-process: ${OPTIONS.writers} concurrent writers, createMessage (fsync, as by default) of 200–1,500 characters of devchats text, each writer into its own conversation of a copy of the ${OPTIONS.conversations}-conversation store; ${OPTIONS.writeMs / 1000} s per run, a fresh process each, the two taking turns (each first in half the rounds); medians of ${OPTIONS.writeRounds} rounds`,
   );
   console.log('| store | writes/s | p50 ms | p99 ms | close ms (compaction, not timed) |');
   console.log('|---|---|---|---|---|');

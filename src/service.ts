@@ -35,7 +35,6 @@ import { renameConversation, summarizeConversation } from './operations/summarie
 import type { Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
 import { withSearch } from './search/indexed-repository.js';
-import { openVectors } from './search/open-vectors.js';
 import { createJsonFileRepository } from './stores/json-file/lazy.js';
 import { createMemoryRepository } from './stores/memory.js';
 import type {
@@ -236,8 +235,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     downloads: cacheRoot ? createDownloads({ ...downloadOptions, cacheRoot, logger: options.logger ?? console, now: clock }) : undefined,
   };
 
+  // Loaded only with an embedder: the vector file's code stays out of a service that has none.
   const vectors = options.embedder
-    ? await openVectors(options.embedder, repository, {
+    ? await (await import('./search/open-vectors.js')).openVectors(options.embedder, repository, {
         ...(options.dataDir ? { folder: options.dataDir } : {}),
         logger: ctx.logger,
         // A store of your own is indexed at its first search: until then there is nothing to check the vectors against.

@@ -77,7 +77,7 @@ describe.skipIf(!haveChromium)('the docs page in Chromium', () => {
       ]) {
         expect(text).toContain(shown);
       }
-      expect(await page.locator('.opblock').count()).toBe(57);
+      expect(await page.locator('.opblock').count()).toBe(60);
       // "Try it out" is off.
       expect(await page.locator('button.try-out__btn').count()).toBe(0);
 
