@@ -17,7 +17,7 @@ import { type ListOptions, type OperationContext, pageOptions, parseId } from '.
 
 /** Results a search answers when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 20;
-/** Hits each engine contributes before engines are combined and pages cut. */
+/** Hits each engine contributes before engines are combined, or filtered, and pages cut. */
 const CANDIDATES = 1000;
 /** Characters of a snippet. */
 const SNIPPET_CHARS = 160;
@@ -70,7 +70,7 @@ async function searchMessagesIn(
 ): Promise<SearchedConversationMessages> {
   const page = pageOptions({ ...options, limit: options?.limit ?? DEFAULT_SEARCH_LIMIT });
   const parsed = parseInput(searchInputSchema, input, 'SearchInput');
-  const plan = new Plan(sc, scope);
+  const plan = new Plan(sc, scope, page.offset + page.limit);
   const found = await plan.run(parsed.engines, 0);
   const slice = found.slice(page.offset, page.offset + page.limit);
   const records = await sc.ctx.repository.read((view) =>
@@ -92,7 +92,7 @@ async function searchMessagesIn(
 export async function searchConversations(sc: SearchContext, input: unknown, options?: ListOptions): Promise<SearchedConversations> {
   const page = pageOptions({ ...options, limit: options?.limit ?? DEFAULT_SEARCH_LIMIT });
   const parsed = parseInput(searchInputSchema, input, 'SearchInput');
-  const plan = new Plan(sc, { kind: 'conversations' });
+  const plan = new Plan(sc, { kind: 'conversations' }, page.offset + page.limit);
   const found = await plan.run(parsed.engines, 0);
   const slice = found.slice(page.offset, page.offset + page.limit);
   const read = await sc.ctx.repository.read(async (view) => {
@@ -153,13 +153,22 @@ function withNext<T extends object>(answer: T, total: number, end: number): T & 
 class Plan {
   readonly queries: string[] = [];
 
+  /** How many hits an engine asks the index for: the page and one more when nothing combines or filters them; else {@link CANDIDATES}. */
+  #candidates = CANDIDATES;
+
   constructor(
     readonly sc: SearchContext,
     readonly scope: Scope,
+    /** Where the page asked for ends: with one engine alone, the index need find no more (and one to say there is a next page). */
+    readonly pageEnd: number,
   ) {}
 
   /** The records the engines find together, best first. */
   async run(engines: SearchEnginesInput, depth: number): Promise<Found[]> {
+    const alone = engines.iterable.length === 1 ? engines.iterable[0]! : undefined;
+    if (depth === 0 && alone && !alone.operations && !alone.embeddings && !alone.full_text?.exact && alone.full_text?.similarity == null) {
+      this.#candidates = Math.min(CANDIDATES, this.pageEnd + 1);
+    }
     const results: Found[][] = [];
     for (const engine of engines.iterable) results.push(await this.#engine(engine, depth));
     return engines.type === 'AND' ? intersect(results) : union(results);
@@ -173,7 +182,7 @@ class Plan {
       text: query,
       words: queryWords(query),
       prefix: endsInWord(query),
-      limit: CANDIDATES,
+      limit: this.#candidates,
       ...timeRanges(engine),
       ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
     };

@@ -1,5 +1,6 @@
 import { PostingPool } from './postings.js';
-import { forEachTerm, type QueryWord, termOf } from './tokens.js';
+import { forEachTermOfWord, type QueryWord, termOf } from './tokens.js';
+import { WordLists } from './word-lists.js';
 
 /** What a document of the index is: a message (the user's or another role's), a conversation's name, an annotation. */
 export type Field = 'userMessage' | 'message' | 'name' | 'annotation';
@@ -86,7 +87,8 @@ const HITS_PER_CONVERSATION = 3;
  * document costs its id and 18 bytes of typed arrays. A document written again gets a new number;
  * its old postings stay, dead, until {@link compact} (called by {@link put} once a fifth are dead)
  * drops them. Ranking is BM25 for messages and, for conversations, BM25 over the conversation as
- * one document whose first request, name and annotations count several times over.
+ * one document of fields (BM25F): its first request, its name and its annotations count several
+ * times over its other messages, each field normalized by its own length.
  */
 export class TextIndex {
   #terms = new Map<string, number>();
@@ -116,9 +118,16 @@ export class TextIndex {
 
   #conversationNumber = new Map<string, number>();
   #conversationIds: string[] = [];
-  /** Per conversation: the weighted length of its documents, and its first request (-1: none known). */
+  /**
+   * Per conversation: the length of its body (its messages but the first request), and its first
+   * request (-1: none known). Each field is normalized by its own length (BM25F): a long chat does
+   * not drown what its first request says.
+   */
   #conversationLength = new Float64Array(256);
   #firstRequest = new Int32Array(256);
+  /** First requests and their total length, for their average. */
+  #firsts = 0;
+  #firstTotal = 0;
   /** Live conversations (with a name document) and their total weighted length. */
   #conversations = 0;
   #conversationTotal = 0;
@@ -128,6 +137,25 @@ export class TextIndex {
   #best = new Float64Array(1024);
   #conversationScore = new Float64Array(256);
   #conversationFrequency = new Float64Array(256);
+
+  /** The lists of a word's terms, made when a term is first seen. */
+  #listsOf = (word: string): number[] => {
+    const lists: number[] = [];
+    forEachTermOfWord(word, (term) => {
+      let list = this.#terms.get(term);
+      if (list === undefined) {
+        list = this.#pool.newList();
+        this.#terms.set(term, list);
+        this.#unsortedTerms.push(term);
+        if (this.#unsortedTerms.length > Math.max(4096, this.#sortedTerms.length >> 3)) this.#sortTerms();
+      }
+      lists.push(list);
+    });
+    return lists;
+  };
+  #words = new WordLists(this.#listsOf);
+  /** Scratch: a document's count of each term, by list number. */
+  #frequency = new Uint16Array(1024);
 
   /** Live documents. */
   get size(): number {
@@ -161,21 +189,20 @@ export class TextIndex {
     const number = this.#ids.length;
     if (number === this.#owner.length) this.#growDocs(number * 2);
     this.#hash[number] = hash;
-    const frequencies = new Map<string, number>();
+    // Each term's count in the document, in a scratch array by list number (a Map per document
+    // costs more than the rest of the indexing).
     let length = 0;
-    forEachTerm(doc.text, (term) => {
-      frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    const touched: number[] = [];
+    this.#words.forEachList(doc.text, (list) => {
+      if (list >= this.#frequency.length)
+        this.#frequency = grown(this.#frequency, Math.max(list + 1, this.#frequency.length * 2), Uint16Array);
+      if (this.#frequency[list] === 0) touched.push(list);
+      if (this.#frequency[list]! < 0xffff) this.#frequency[list]!++;
       length++;
     });
-    for (const [term, frequency] of frequencies) {
-      let list = this.#terms.get(term);
-      if (list === undefined) {
-        list = this.#pool.newList();
-        this.#terms.set(term, list);
-        this.#unsortedTerms.push(term);
-        if (this.#unsortedTerms.length > Math.max(4096, this.#sortedTerms.length >> 3)) this.#sortTerms();
-      }
-      this.#pool.add(list, number, frequency);
+    for (const list of touched) {
+      this.#pool.add(list, number, this.#frequency[list]!);
+      this.#frequency[list] = 0;
     }
     this.#ids.push(doc.id);
     this.#docs[field]!.set(doc.id, number);
@@ -193,8 +220,8 @@ export class TextIndex {
       this.#conversations++;
       this.#conversationTotal += this.#conversationLength[owner]!;
     }
-    if (owner >= 0) {
-      this.#addLength(owner, this.#weightedLength(number));
+    if (owner >= 0 && field <= 1) {
+      this.#addLength(owner, this.#length[number]!);
       if (field === 0) {
         const first = this.#firstRequest[owner]!;
         if (first < 0 || this.#created[first]! > this.#created[number]!) this.#setFirstRequest(owner, number);
@@ -303,6 +330,8 @@ export class TextIndex {
     let conversationBound = 0;
     const conversationsTouched = new Set<number>();
     const avgLength = this.#messages > 0 ? this.#messageLength / this.#messages : 1;
+    const avgFirst = this.#firsts > 0 ? this.#firstTotal / this.#firsts : 1;
+    const avgBody = this.#conversations > 0 && this.#conversationTotal > 0 ? this.#conversationTotal / this.#conversations : 1;
     // Counted with the dead documents, as the lists' lengths are (until a compaction drops both):
     // a list can never be longer than the documents, so every idf stays positive.
     const docs = Math.max(1, this.#ids.length);
@@ -327,7 +356,7 @@ export class TextIndex {
             if (perConversation) {
               const owner = this.#owner[doc]!;
               if (conversationFrequency[owner] === 0) found.push(owner);
-              conversationFrequency[owner]! += weight * frequency * this.#docWeight(doc);
+              conversationFrequency[owner]! += weight * frequency * this.#docWeight(doc, avgFirst, avgBody);
             }
             const norm = this.#field[doc]! <= 1 ? this.#length[doc]! / avgLength : 1;
             const score = (weight * idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * norm));
@@ -346,13 +375,12 @@ export class TextIndex {
         if (perConversation) {
           const n = Math.max(1, this.#conversations);
           const idf = Math.log(1 + (n - found.length + 0.5) / (found.length + 0.5));
-          const avg = this.#conversations > 0 ? this.#conversationTotal / this.#conversations : 1;
           conversationBound += idf * (K1 + 1);
           for (const owner of found) {
+            // Frequencies come normalized by their fields' lengths: BM25F saturates their sum.
             const frequency = this.#conversationFrequency[owner]!;
             this.#conversationFrequency[owner] = 0;
-            const norm = this.#conversationLength[owner]! / avg;
-            this.#conversationScore[owner]! += (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * norm));
+            this.#conversationScore[owner]! += (idf * frequency * (K1 + 1)) / (frequency + K1);
             conversationsTouched.add(owner);
           }
         }
@@ -429,18 +457,20 @@ export class TextIndex {
     return within(this.#created[doc]!, query.created) && within(this.#updated[doc]!, query.updated);
   }
 
-  /** How much the document counts in its conversation's score. */
-  #docWeight(doc: number): number {
+  /**
+   * How much one occurrence in the document counts in its conversation's frequency of a term: its
+   * field's weight over its field's length norm (BM25F). A name or an annotation is short: no norm.
+   */
+  #docWeight(doc: number, avgFirst: number, avgBody: number): number {
     const field = this.#field[doc]!;
     if (field === NAME) return WEIGHT_NAME;
     if (field === ANNOTATION) return WEIGHT_ANNOTATION;
-    return this.#firstRequest[this.#owner[doc]!] === doc ? WEIGHT_FIRST_REQUEST : 1;
+    const owner = this.#owner[doc]!;
+    if (this.#firstRequest[owner] === doc) return WEIGHT_FIRST_REQUEST / (1 - B + (B * this.#length[doc]!) / avgFirst);
+    return 1 / (1 - B + (B * this.#conversationLength[owner]!) / avgBody);
   }
 
-  #weightedLength(doc: number): number {
-    return this.#length[doc]! * this.#docWeight(doc);
-  }
-
+  /** Adds to (or takes from) a conversation's body length, and the total of live conversations'. */
   #addLength(owner: number, length: number): void {
     this.#conversationLength[owner]! += length;
     if (this.#hasName(owner)) this.#conversationTotal += length;
@@ -450,20 +480,29 @@ export class TextIndex {
     return this.#docs[NAME]!.has(this.#conversationIds[owner]!);
   }
 
+  /** Makes `doc` (-1: none) the conversation's first request: out of its body, into the first requests' field. */
   #setFirstRequest(owner: number, doc: number): void {
     const before = this.#firstRequest[owner]!;
-    if (before >= 0) this.#addLength(owner, -this.#length[before]! * (WEIGHT_FIRST_REQUEST - 1));
+    if (before >= 0) {
+      this.#addLength(owner, this.#length[before]!);
+      this.#firsts--;
+      this.#firstTotal -= this.#length[before]!;
+    }
     this.#firstRequest[owner] = doc;
-    if (doc >= 0) this.#addLength(owner, this.#length[doc]! * (WEIGHT_FIRST_REQUEST - 1));
+    if (doc >= 0) {
+      this.#addLength(owner, -this.#length[doc]!);
+      this.#firsts++;
+      this.#firstTotal += this.#length[doc]!;
+    }
   }
 
   #removeDoc(field: number, id: string): void {
     const doc = this.#docs[field]!.get(id);
     if (doc === undefined) return;
     const owner = this.#owner[doc]!;
-    if (owner >= 0) {
-      this.#addLength(owner, -this.#weightedLength(doc));
-      if (this.#firstRequest[owner] === doc) this.#firstRequest[owner] = -1;
+    if (owner >= 0 && field <= 1) {
+      if (this.#firstRequest[owner] === doc) this.#setFirstRequest(owner, -1);
+      this.#addLength(owner, -this.#length[doc]!);
     }
     if (field <= 1) {
       this.#messages--;
@@ -544,6 +583,8 @@ export class TextIndex {
     this.#conversationTotal = 0;
     this.#conversationLength.fill(0);
     this.#firstRequest.fill(-1);
+    this.#firsts = 0;
+    this.#firstTotal = 0;
     const n = this.#ids.length;
     for (let doc = 0; doc < n; doc++) {
       if (this.#ids[doc] === undefined) continue;
@@ -558,9 +599,13 @@ export class TextIndex {
       }
     }
     for (let doc = 0; doc < n; doc++) {
-      if (this.#ids[doc] === undefined) continue;
+      if (this.#ids[doc] === undefined || this.#field[doc]! > 1) continue;
       const owner = this.#owner[doc]!;
-      if (owner >= 0) this.#conversationLength[owner]! += this.#weightedLength(doc);
+      if (owner < 0) continue;
+      if (this.#firstRequest[owner] === doc) {
+        this.#firsts++;
+        this.#firstTotal += this.#length[doc]!;
+      } else this.#conversationLength[owner]! += this.#length[doc]!;
     }
     this.#conversationIds.forEach((_, owner) => {
       if (!this.#hasName(owner)) return;
@@ -571,6 +616,7 @@ export class TextIndex {
 
   #adopt(other: TextIndex): void {
     this.#terms = other.#terms;
+    this.#words.clear();
     this.#sortedTerms = [...other.#terms.keys()].sort();
     this.#unsortedTerms = [];
     this.#pool = other.#pool;
@@ -591,6 +637,8 @@ export class TextIndex {
     this.#firstRequest = other.#firstRequest;
     this.#conversations = other.#conversations;
     this.#conversationTotal = other.#conversationTotal;
+    this.#firsts = other.#firsts;
+    this.#firstTotal = other.#firstTotal;
     this.#score = new Float64Array(1024);
     this.#best = new Float64Array(1024);
     this.#conversationScore = new Float64Array(256);

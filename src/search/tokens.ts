@@ -48,13 +48,11 @@ for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = 3;
 ASCII_CLASS[95] = 4;
 
 /**
- * Calls `emit` with each term of `text`, in order: words lower-cased and stemmed, identifiers both
- * whole and in parts (`ERR_MODULE_NOT_FOUND` → `err_module_not_found`, `err`, `modul`, `found`;
- * `useEffect` → `useeffect`, `use`, `effect`), Chinese, Japanese, Korean and Thai as pairs of
- * characters. Stop words and terms of over 40 characters are left out.
+ * Calls `visit` with where each word of `text` starts and ends: runs of letters, digits and
+ * underscores (`index.ts` is two words). A hand-written scan: it runs on every message written,
+ * and is five times faster than `matchAll`.
  */
-export function forEachTerm(text: string, emit: (term: string) => void): void {
-  // A hand-written scan: it runs on every message written, and is five times faster than matchAll.
+export function forEachWord(text: string, visit: (start: number, end: number) => void): void {
   const length = text.length;
   let i = 0;
   while (i < length) {
@@ -64,39 +62,39 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
       continue;
     }
     const start = i;
-    let upper = false;
-    let compound = false;
-    let ascii = true;
-    let previous = 0;
     for (; i < length; i++) {
       code = text.charCodeAt(i);
-      let kind: number;
-      if (code < 128) {
-        kind = ASCII_CLASS[code]!;
-        if (kind === 0) break;
-      } else {
-        // Other scripts (and surrogate pairs, which the test below sees one half of): a letter or
-        // digit goes on the word; its case and kind are left to the slow path.
-        if (!LETTER_OR_DIGIT.test(text[i]!) && !(code >= 0xd800 && code <= 0xdfff)) break;
-        ascii = false;
-        kind = 1;
-      }
-      if (kind === 2) upper = true;
-      if (kind === 4 || (kind === 2 && previous === 1) || (kind !== previous && (kind === 3 || previous === 3) && previous !== 0))
-        compound = true;
-      previous = kind;
+      // Other scripts (and surrogate pairs, which the test sees one half of): a letter or digit
+      // goes on the word.
+      if (code < 128 ? ASCII_CLASS[code] === 0 : !LETTER_OR_DIGIT.test(text[i]!) && !(code >= 0xd800 && code <= 0xdfff)) break;
     }
-    const word = text.slice(start, i);
-    if (!ascii) {
-      emitWord(word, emit);
-      continue;
-    }
-    const lower = upper ? word.toLowerCase() : word;
-    const term = termOf(lower);
-    if (term !== '') emit(term);
-    if (compound || (upper && /\p{Lu}\p{Lu}\p{Ll}/u.test(word))) emitParts(word, lower, emit);
+    visit(start, i);
   }
 }
+
+/**
+ * Calls `emit` with each term of `text`, in order: words lower-cased and stemmed, identifiers both
+ * whole and in parts (`ERR_MODULE_NOT_FOUND` → `err_module_not_found`, `err`, `modul`, `found`;
+ * `useEffect` → `useeffect`, `use`, `effect`), Chinese, Japanese, Korean and Thai as pairs of
+ * characters. Stop words and terms of over 40 characters are left out.
+ */
+export function forEachTerm(text: string, emit: (term: string) => void): void {
+  forEachWord(text, (start, end) => forEachTermOfWord(text.slice(start, end), emit));
+}
+
+/** The terms of one word (as {@link forEachWord} finds them), in order. */
+export function forEachTermOfWord(word: string, emit: (term: string) => void): void {
+  if (!ASCII_ONLY.test(word)) {
+    emitWord(word, emit);
+    return;
+  }
+  const lower = word.toLowerCase();
+  const term = termOf(lower);
+  if (term !== '') emit(term);
+  if (lower !== word ? COMPOUND.test(word) : word.includes('_') || /\d/.test(word)) emitParts(word, lower, emit);
+}
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** A word with letters beyond ASCII: as {@link forEachTerm}, with Unicode rules. */
 function emitWord(word: string, emit: (term: string) => void): void {
