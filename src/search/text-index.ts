@@ -85,7 +85,7 @@ const HITS_PER_CONVERSATION = 3;
  * A full-text index of messages, conversation names and annotations, in memory, kept small: the
  * dictionary is a Map of terms, postings are varints in one byte pool ({@link PostingPool}), and a
  * document costs its id and 18 bytes of typed arrays. A document written again gets a new number;
- * its old postings stay, dead, until {@link compact} (called by {@link put} once a fifth are dead)
+ * its old postings stay, dead, until {@link compact} (called by {@link put} and {@link remove} once a fifth are dead)
  * drops them. Ranking is BM25 for messages and, for conversations, BM25 over the conversation as
  * one document of fields (BM25F): its first request, its name and its annotations count several
  * times over its other messages, each field normalized by its own length.
@@ -227,11 +227,18 @@ export class TextIndex {
         if (first < 0 || this.#created[first]! > this.#created[number]!) this.#setFirstRequest(owner, number);
       }
     }
+    // A document written again left its old copy dead.
+    if (before !== undefined) this.#compactIfDead();
   }
 
   /** Removes the document of this field and id, if the index has it. */
   remove(field: Field, id: string): void {
     this.#removeDoc(FIELD_NUMBER[field], id);
+    this.#compactIfDead();
+  }
+
+  /** Compacts once over 5,000 documents, and a fifth of all, are dead. */
+  #compactIfDead(): void {
     if (this.#dead > 5000 && this.#dead * 5 > this.#ids.length) this.compact();
   }
 
