@@ -210,7 +210,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const summarizer = options.summarizer ?? (await import('./summarizers/extractive.js')).createExtractiveSummarizer();
   const store =
     options.repository ??
-    (options.dataDir ? await createJsonFileRepository({ file: path.join(options.dataDir, 'db.json') }) : createMemoryRepository());
+    (options.dataDir
+      ? await createJsonFileRepository({
+          file: path.join(options.dataDir, 'db.json'),
+          ...(options.logger ? { logger: options.logger } : {}),
+        })
+      : createMemoryRepository());
   // A store that keeps no search index gets one in memory, fed by the service's own transactions.
   const repository = withSearch(store);
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import type { ConversationHit, TextHit, TextQuery, TextSearch, TimeRange } from '../ports.js';
 import type { AnnotationRecord, MessageRecord } from '../records.js';
-import { conversationSnapshot, renderAnnotation, renderConversationInSlices, renderMessage } from '../render/conversation.js';
+import { conversationSnapshot, renderAnnotation, renderConversationOutline, renderMessage } from '../render/conversation.js';
 import { type SearchEngineInput, type SearchEnginesInput, searchInputSchema } from '../schemas/search.js';
 import { endsInWord, queryWords } from '../search/tokens.js';
 import type { VectorHit, VectorIndex } from '../search/vector-index.js';
@@ -108,8 +108,9 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
       'annotations',
       slice.flatMap((hit) => hit.conversation?.annotations.map((a) => a.id) ?? []),
     );
+    // The conversations with their annotations, their messages by id alone (not read).
     const snapshots = page.transferables
-      ? await Promise.all(conversations.map((record) => record && conversationSnapshot(view, record)))
+      ? await Promise.all(conversations.map((record) => record && conversationSnapshot(view, record, [])))
       : [];
     return { conversations, messages, annotations, snapshots };
   });
@@ -134,7 +135,7 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
     const searched: SearchedConversation = { exact, similarity: round(hit.similarity), identifier: record.id };
     if (hit.temporal) searched.temporal = true;
     const snapshot = read.snapshots[i];
-    if (snapshot) searched.conversation = await renderConversationInSlices(snapshot, page);
+    if (snapshot) searched.conversation = renderConversationOutline(snapshot);
     if (messageHits.length > 0) searched.messages = { iterable: messageHits };
     if (annotationHits.length > 0) searched.annotations = { iterable: annotationHits };
     iterable.push(searched);
@@ -181,7 +182,8 @@ class Plan {
     const textQuery: TextQuery = {
       text: query,
       words: queryWords(query),
-      prefix: endsInWord(query),
+      // A query that ends in a space or punctuation takes its last word whole.
+      prefix: endsInWord(engine.query ?? ''),
       limit: this.#candidates,
       ...timeRanges(engine),
       ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
@@ -366,7 +368,7 @@ function searchedMessage(
 ): SearchedConversationMessage {
   const text = messageText(record);
   const searched: SearchedConversationMessage = {
-    exact: queries.some((query) => holds(text, query)),
+    exact: holdsAny(text, queries),
     similarity: round(hit.similarity),
     identifier: record.id,
   };
@@ -384,7 +386,7 @@ function searchedAnnotation(
   transferables: boolean,
 ): SearchedAnnotation {
   const searched: SearchedAnnotation = {
-    exact: queries.some((query) => holds(record.text, query)),
+    exact: holdsAny(record.text, queries),
     similarity: round(hit.similarity),
     identifier: record.id,
   };
@@ -400,10 +402,14 @@ const messageText = (record: MessageRecord | undefined) => record?.fragment?.str
 const round = (similarity: number) => Math.round(similarity * 10_000) / 10_000;
 const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ');
 
-/** Whether `text` holds `query` verbatim, letter case and runs of spaces aside. */
-function holds(text: string, query: string): boolean {
-  return query !== '' && normalized(text).includes(normalized(query.trim()));
+/** Whether `text` holds one of `queries` verbatim, letter case and runs of spaces aside (the text normalized once). */
+function holdsAny(text: string, queries: readonly string[]): boolean {
+  if (queries.length === 0 || text === '') return false;
+  const haystack = normalized(text);
+  return queries.some((query) => query !== '' && haystack.includes(normalized(query.trim())));
 }
+
+const holds = (text: string, query: string) => holdsAny(text, [query]);
 
 /** About {@link SNIPPET_CHARS} characters of `text` around the first place a query, or one of its words, occurs. */
 function snippet(text: string, queries: readonly string[]): string | undefined {

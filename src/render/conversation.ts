@@ -193,6 +193,20 @@ export async function renderConversationInSlices(snapshot: ConversationSnapshot,
   return withMessages(snapshot, await renderMessagesInSlices(snapshot, { transferables: options.transferables }));
 }
 
+/**
+ * The conversation with its messages by id alone (none of them read): what a search hit shows.
+ * The client's Conversation allows it (a message's `reference` is optional); a search answer of
+ * twenty conversations stays light whatever their length.
+ */
+export function renderConversationOutline(snapshot: ConversationSnapshot): Conversation {
+  const ids = snapshot.conversation.messages;
+  const indices: Record<string, number> = {};
+  ids.forEach((id, i) => {
+    indices[id] = i;
+  });
+  return { ...withMessages(snapshot, { iterable: [], indices: {} }), messages: { iterable: ids.map((id) => ({ id })), indices } };
+}
+
 function withMessages(snapshot: ConversationSnapshot, messages: ConversationMessages): Conversation {
   const record = snapshot.conversation;
   const annotations: Conversation['annotations']['iterable'] = [];

@@ -3,7 +3,7 @@ import { boundedArray, ignoredField, timestampSchema } from './common.js';
 
 /** Most characters of one query. */
 export const MAX_QUERY_CHARS = 1_000;
-/** Most engines in one list, and most levels of nested `operations`. */
+/** Most engines in one input (nested ones included), and most levels of nested `operations`. */
 export const MAX_ENGINES = 16;
 export const MAX_ENGINE_DEPTH = 4;
 
@@ -85,8 +85,25 @@ function enginesSchema(depth: number): z.ZodType<SearchEnginesInput> {
 
 export const searchEnginesSchema = enginesSchema(0);
 
-/** Body of the three search routes: the API's SearchInput. */
-export const searchInputSchema = z.strictObject({
-  schema: ignoredField,
-  engines: searchEnginesSchema,
-});
+/** Body of the three search routes: the API's SearchInput, of at most {@link MAX_ENGINES} engines in all. */
+export const searchInputSchema = z
+  .strictObject({
+    schema: ignoredField,
+    engines: searchEnginesSchema,
+  })
+  .superRefine((input, ctx) => {
+    const count = (engines: SearchEnginesInput): number =>
+      engines.iterable.reduce((sum, engine) => sum + 1 + (engine.operations ? count(engine.operations) : 0), 0);
+    const engines = count(input.engines);
+    if (engines > MAX_ENGINES) {
+      // Over a limit, as a list over its own: 413 PAYLOAD_TOO_LARGE.
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'array',
+        maximum: MAX_ENGINES,
+        inclusive: true,
+        path: ['engines'],
+        message: `must hold at most ${MAX_ENGINES} engines in all, nested ones included (not ${engines})`,
+      });
+    }
+  });

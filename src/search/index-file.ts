@@ -28,7 +28,8 @@ interface Header {
 export async function writeIndexFile(file: string, index: TextIndex, covers: number): Promise<void> {
   const dump = index.dump();
   const text = (value: unknown) => Buffer.from(JSON.stringify(value));
-  const bytes = (array: ArrayBufferView) => Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  // Copies, taken now: writes go on while the file is written, and must not change what was hashed.
+  const bytes = (array: ArrayBufferView) => Buffer.from(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   const pool = Buffer.concat(
     dump.pool.chunks.map((chunk, i) => (i === dump.pool.chunks.length - 1 ? chunk.subarray(0, dump.pool.top - i * CHUNK_BYTES) : chunk)),
   );
@@ -47,16 +48,8 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
     bytes(dump.pool.levels),
     pool,
   ];
-  const hash = createHash('sha256');
-  for (const section of sections) hash.update(section);
-  const header: Header = {
-    version: VERSION,
-    covers,
-    sections: sections.map((s) => s.length),
-    top: dump.pool.top,
-    lists: dump.pool.lists,
-    sha256: hash.digest('hex'),
-  };
+  const fields = { version: VERSION, covers, sections: sections.map((s) => s.length), top: dump.pool.top, lists: dump.pool.lists };
+  const header: Header = { ...fields, sha256: checksum(fields, sections) };
   const temporary = `${file}.tmp`;
   const handle = await open(temporary, 'w', 0o600);
   try {
@@ -78,14 +71,9 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
  * builds the index again from the store.
  */
 export async function readIndexFile(file: string): Promise<{ index: TextIndex; covers: number } | undefined> {
-  let buffer: Buffer;
   try {
-    buffer = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
+    // Any failure to read it (missing, a folder, no permission) means building it again.
+    const buffer = await readFile(file);
     if (buffer.subarray(0, MAGIC.length).toString() !== MAGIC) return undefined;
     const headerEnd = buffer.indexOf(10, MAGIC.length);
     const header = JSON.parse(buffer.subarray(MAGIC.length, headerEnd).toString()) as Header;
@@ -97,9 +85,8 @@ export async function readIndexFile(file: string): Promise<{ index: TextIndex; c
       return section;
     });
     if (at !== buffer.length) return undefined;
-    const checksum = createHash('sha256');
-    for (const section of sections) checksum.update(section);
-    if (checksum.digest('hex') !== header.sha256) return undefined;
+    const { sha256, ...fields } = header;
+    if (checksum(fields, sections) !== sha256) return undefined;
     // Copied into buffers of their own: typed arrays need their alignment, and the file's buffer can go.
     const copy = <T>(section: Buffer, make: new (buffer: ArrayBuffer) => T): T =>
       make === (Uint8Array as unknown) ? (new Uint8Array(section) as T) : new make(new Uint8Array(section).buffer);
@@ -130,8 +117,48 @@ export async function readIndexFile(file: string): Promise<{ index: TextIndex; c
         levels: copy(levels!, Uint8Array),
       },
     };
+    if (!wellFormed(dump)) return undefined;
     return { index: TextIndex.restore(dump), covers: header.covers };
   } catch {
     return undefined;
   }
+}
+
+/** SHA-256 of the header's fields and every section: a file changed anywhere is not trusted. */
+function checksum(fields: Omit<Header, 'sha256'>, sections: readonly Uint8Array[]): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(fields));
+  for (const section of sections) hash.update(section);
+  return hash.digest('hex');
+}
+
+/**
+ * Whether the tables agree with each other: lengths, fields, owners, list numbers and places in
+ * the pool in range. (The postings themselves are walked safely: see PostingPool.forEach.)
+ */
+function wellFormed(dump: IndexDump): boolean {
+  const docs = dump.ids.length;
+  const { pool } = dump;
+  const capacity = pool.chunks.length * CHUNK_BYTES;
+  const inRange = (values: ArrayLike<number>, low: number, high: number) => {
+    for (let i = 0; i < values.length; i++) if (!(values[i]! >= low && values[i]! < high)) return false;
+    return true;
+  };
+  return (
+    Array.isArray(dump.ids) &&
+    dump.ids.every((id) => typeof id === 'string') &&
+    Array.isArray(dump.conversations) &&
+    dump.conversations.every((id) => typeof id === 'string') &&
+    dump.lists.length === dump.terms.length &&
+    inRange(dump.lists, 0, pool.lists) &&
+    [dump.owner, dump.field, dump.length, dump.created, dump.updated, dump.hash].every((table) => table.length === docs) &&
+    inRange(dump.field, 0, 4) &&
+    inRange(dump.owner, -1, dump.conversations.length) &&
+    pool.top <= capacity &&
+    pool.tables.every((table) => table.length === pool.lists) &&
+    pool.levels.length === pool.lists &&
+    pool.tables.slice(0, 3).every((table) => inRange(table, 0, pool.top + 1)) &&
+    inRange(pool.tables[3]!, -1, docs) &&
+    inRange(pool.tables[4]!, 0, docs + 1)
+  );
 }

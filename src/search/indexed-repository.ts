@@ -1,6 +1,7 @@
 import type { Repository, TextSearch, Transaction } from '../ports.js';
 import type { RecordChange } from './record-docs.js';
 import { SearchIndex } from './search-index.js';
+import { TextIndex } from './text-index.js';
 
 /**
  * `repository` with full-text search: itself when it keeps an index (`repository.search`), else
@@ -13,7 +14,14 @@ export function withSearch(repository: Repository): Repository & { readonly sear
   const index = new SearchIndex();
   let built: Promise<void> | undefined;
   const ready = () => {
-    built ??= repository.transact((tx) => index.build(tx));
+    built ??= repository
+      .transact((tx) => index.build(tx))
+      .catch((error: unknown) => {
+        // Tried again at the next search, from scratch.
+        built = undefined;
+        index.index = new TextIndex();
+        throw error;
+      });
     return built;
   };
   return {
@@ -26,10 +34,18 @@ export function withSearch(repository: Repository): Repository & { readonly sear
         written = recorder.changes();
         return answer;
       });
-      if (built) {
-        await built;
+      // Committed: nothing after this may fail the write. An index still being built reads it
+      // (the build runs in a transaction queued before or after this one); one that failed is built again.
+      const building = built;
+      if (
+        building &&
+        (await building.then(
+          () => true,
+          () => false,
+        )) &&
+        built === building
+      )
         index.apply(written);
-      }
       return result;
     },
     close: () => repository.close(),

@@ -82,9 +82,17 @@ export class PostingPool {
     let end = at + SLICE_BYTES[0]! - POINTER;
     let doc = -1;
     // One byte at a time, following the slice pointers; a varint may span two slices.
+    const top = this.#top;
     const next = (): number => {
       if (at === end) {
-        at = readPointer(chunks, end);
+        const to = readPointer(chunks, end);
+        // Slices are allocated one after another: a pointer goes forward, inside the pool. One
+        // that does not (a damaged index file) ends the list rather than looping on it.
+        if (to <= end || to >= top) {
+          at = stop;
+          return 0;
+        }
+        at = to;
         if (level < LAST_LEVEL) level++;
         end = at + SLICE_BYTES[level]! - POINTER;
       }
@@ -104,6 +112,7 @@ export class PostingPool {
     };
     while (at !== stop) {
       const code = varint();
+      if (at === stop && code === 0) break;
       doc += Math.floor(code / 2);
       visit(doc, code % 2 === 1 ? 1 : varint());
     }

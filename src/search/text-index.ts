@@ -1,5 +1,5 @@
 import { PostingPool } from './postings.js';
-import { forEachTermOfWord, type QueryWord, termOf } from './tokens.js';
+import { forEachTermOfWord, type QueryWord, uncachedTermOf } from './tokens.js';
 import { WordLists } from './word-lists.js';
 
 /** What a document of the index is: a message (the user's or another role's), a conversation's name, an annotation. */
@@ -76,6 +76,8 @@ const WEIGHT_ANNOTATION = 2;
 /** A word found only as the start of a longer one, or one typo away, counts less than itself. */
 const WEIGHT_PREFIX = 0.7;
 const WEIGHT_TYPO = 0.6;
+/** Words of a query looked for with a typo, at most. */
+const MAX_TYPO_WORDS = 4;
 /** Longer words a prefix stands for, at most (the most frequent ones). */
 const PREFIX_EXPANSIONS = 32;
 /** Messages and annotations shown with each conversation found. */
@@ -343,11 +345,16 @@ export class TextIndex {
     // a list can never be longer than the documents, so every idf stays positive.
     const docs = Math.max(1, this.#ids.length);
     const words = query.words;
+    // Typo expansion costs ~1,800 lookups a word: for a few words of a query at most.
+    let typos = MAX_TYPO_WORDS;
     for (let w = 0; w < words.length; w++) {
       const word = words[w]!;
       const expandPrefix = query.prefix && w === words.length - 1;
+      // Only a word that is one term (not an identifier's parts) is looked for with a typo.
+      const fuzzy = (query.fuzzy ?? true) && word.terms.length === 1 && typos > 0;
       for (const term of word.terms) {
-        const lists = this.#listsFor(term, word.typed, expandPrefix, query.fuzzy ?? true);
+        const lists = this.#listsFor(term, word.typed, expandPrefix, fuzzy);
+        if (fuzzy && lists.some(([, weight]) => weight === WEIGHT_TYPO)) typos--;
         if (lists.length === 0) continue;
         const best = this.#best;
         const groupDocs: number[] = [];
@@ -414,6 +421,12 @@ export class TextIndex {
       const sorted = this.#sortedTerms;
       for (let i = lowerBound(sorted, typed); i < sorted.length && sorted[i]!.startsWith(typed); i++) consider(sorted[i]!);
       for (const candidate of this.#unsortedTerms) if (candidate.startsWith(typed)) consider(candidate);
+      // Typed past the end of a stem (`documentati`, indexed as `document`): the stems it starts with.
+      for (let k = typed.length - 1; k >= Math.max(4, typed.length - 5); k--) {
+        const stem = typed.slice(0, k);
+        const list = this.#terms.get(stem);
+        if (list !== undefined && stem !== term) longer.push([list, this.#pool.count(list)]);
+      }
       longer.sort((a, b) => b[1] - a[1]);
       for (const [list] of longer.slice(0, PREFIX_EXPANSIONS)) lists.push([list, WEIGHT_PREFIX]);
     }
@@ -421,7 +434,7 @@ export class TextIndex {
       // Typos are made in words as typed, before stemming: `compnents` is one letter from `components`, stemmed `compon`.
       const seen = new Set<number>();
       for (const candidate of oneEditAway(typed)) {
-        const list = this.#terms.get(termOf(candidate));
+        const list = this.#terms.get(uncachedTermOf(candidate));
         if (list !== undefined && !seen.has(list)) {
           seen.add(list);
           lists.push([list, WEIGHT_TYPO]);

@@ -143,11 +143,53 @@ describe('searchMessages', () => {
     expect(ids(await service.searchMessages({ engines: { iterable: [before] } }))).toEqual([early.id]);
   });
 
-  it('finds words of other languages and scripts', async () => {
+  it('finds words of other languages and scripts, mixed with code, and next to emoji', async () => {
     const { service } = await serviceForTest();
-    const conversation = await conversationWith(service, said('USER', 'Die Größe der Überprüfung'), said('USER', '如何搜索对话记录'));
-    expect(ids(await service.searchMessages(query('größe')))).toEqual([conversation.messages.iterable[0]!.id]);
-    expect(ids(await service.searchMessages(query('搜索')))).toEqual([conversation.messages.iterable[1]!.id]);
+    const conversation = await conversationWith(
+      service,
+      said('USER', 'Die Größe der Überprüfung'),
+      said('USER', '如何搜索对话记录'),
+      said('USER', '请问useEffect为什么执行两次'),
+      said('USER', 'ship it 🚀deploy🚀 tonight'),
+    );
+    const [german, chinese, mixed, emoji] = conversation.messages.iterable.map((m) => m.id);
+    expect(ids(await service.searchMessages(query('größe')))).toEqual([german]);
+    expect(ids(await service.searchMessages(query('搜索')))).toEqual([chinese]);
+    expect(ids(await service.searchMessages(query('useEffect')))).toEqual([mixed]);
+    expect(ids(await service.searchMessages(query('为什么')))).toEqual([mixed]);
+    expect(ids(await service.searchMessages(query('deploy tonight')))).toEqual([emoji]);
+  });
+
+  it('takes the last word whole after a space; finds a word typed past its stem', async () => {
+    const { service } = await serviceForTest();
+    const { docker, message } = await seeded(service);
+    const docs = await conversationWith(service, said('USER', 'Where is the documentation for installing plugins?'));
+    expect(ids(await service.searchMessages(query('sli')))).toEqual([message(docker, 1)]);
+    expect(ids(await service.searchMessages(query('sli ')))).toEqual([]);
+    // Indexed as `document` and `instal`: typed on past them, still found.
+    expect(ids(await service.searchMessages(query('documentati')))).toEqual([docs.messages.iterable[0]!.id]);
+    expect(ids(await service.searchMessages(query('installati')))).toEqual(
+      expect.arrayContaining([docs.messages.iterable[0]!.id, message(docker, 1)]),
+    );
+  });
+
+  it('bounds the work of one request: 16 engines in all (413 past them), 32 words of a query, each once', async () => {
+    const { service } = await serviceForTest();
+    const { react, message } = await seeded(service);
+    const many = (n: number) => ({ engines: { iterable: Array.from({ length: n }, () => ({ query: 'twice' })) } });
+    await expect(service.searchMessages(many(16))).resolves.toBeDefined();
+    await expect(service.searchMessages(many(17))).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    // Four levels of four engines each: 4 + 16 + … in all, over the limit however shallow each list is.
+    const nested = (level: number): Record<string, unknown> =>
+      level === 0 ? { query: 'x' } : { operations: { iterable: Array.from({ length: 4 }, () => nested(level - 1)) } };
+    await expect(service.searchMessages({ engines: { iterable: [nested(2)] } } as never)).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { issues: [{ path: ['engines'], message: expect.stringMatching(/at most 16 engines/) }] },
+    });
+    // A word said again is looked for once; past 32 words the query is cut.
+    expect(ids(await service.searchMessages(query(Array(150).fill('twice').join(' '))))).toContain(message(react, 1));
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26))}`).join(' ');
+    expect(ids(await service.searchMessages(query(`${filler} twice`)))).toEqual([]);
   });
 
   it('runs an embeddings engine as full text when no embedder is configured, and says so once', async () => {
@@ -232,12 +274,21 @@ describe('searchConversations', () => {
     expect(ids(await service.searchConversations(query('module')))).toEqual([]);
   });
 
+  it('answers each conversation with its messages by id alone, however long it is', async () => {
+    const { service } = await serviceForTest();
+    const { node } = await seeded(service);
+    const [hit] = (await service.searchConversations(query('module'))).iterable;
+    expect(hit!.conversation!.messages.iterable).toEqual(node.messages.iterable.map((m) => ({ id: m.id })));
+    expect(hit!.conversation!.messages.indices).toEqual(Object.fromEntries(node.messages.iterable.map((m, i) => [m.id, i])));
+    expect(hit!.conversation!.name).toBe(node.name);
+  });
+
   it('leaves the conversation out when transferables are off', async () => {
     const { service } = await serviceForTest();
     const { docker } = await seeded(service);
     const [hit] = (await service.searchConversations(query('docker'), { transferables: false })).iterable;
     expect(hit!.identifier).toBe(docker.id);
     expect(hit!.conversation).toBeUndefined();
-    expect(hit!.messages?.iterable[0]!.message).toBeUndefined();
+    expect(hit!.messages!.iterable[0]!.message).toBeUndefined();
   });
 });

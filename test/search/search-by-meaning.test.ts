@@ -66,9 +66,13 @@ describe('embeddings engines with an embedder', () => {
     expect(ids(conversations)[0]).toBe(car.id);
     // The vectors know no times: a time range still keeps what it should.
     const later = { value: new Date(Date.now() + 86_400_000).toISOString() };
-    const inFuture = { engines: { iterable: [{ query: 'automobile', embeddings: { type: 'JINA' as const }, temporal: { created: { from: later } } }] } };
+    const inFuture = {
+      engines: { iterable: [{ query: 'automobile', embeddings: { type: 'JINA' as const }, temporal: { created: { from: later } } }] },
+    };
     expect((await service.searchMessages(inFuture)).iterable).toEqual([]);
-    const inPast = { engines: { iterable: [{ query: 'automobile', embeddings: { type: 'JINA' as const }, temporal: { created: { to: later } } }] } };
+    const inPast = {
+      engines: { iterable: [{ query: 'automobile', embeddings: { type: 'JINA' as const }, temporal: { created: { to: later } } }] },
+    };
     expect(ids(await service.searchMessages(inPast))).toEqual([carMessage]);
   });
 

@@ -79,7 +79,12 @@ describe('crash safety of the JSON-file repository', () => {
       expect(indexed).toEqual(stored);
       const newest = [...state.conversations].at(-1);
       if (newest) {
-        const hits = await repository.search!.searchConversations({ text: '', words: queryWords(`number ${newest.slice(1)}`), prefix: false, limit: 1 });
+        const hits = await repository.search!.searchConversations({
+          text: '',
+          words: queryWords(`number ${newest.slice(1)}`),
+          prefix: false,
+          limit: 1,
+        });
         expect(hits[0]?.id).toBe(newest);
       }
       expected = state.conversations;

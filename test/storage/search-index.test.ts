@@ -4,7 +4,7 @@
  * from the records when it cannot be trusted. Crash images are copies of the folder taken while
  * the store is open, as a kill -9 would leave it (the kill -9 runs themselves: crash.test.ts).
  */
-import { cp, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository, createService, type SearchInput, type Service } from '../../src/index.js';
@@ -83,6 +83,34 @@ describe('the search index of the JSON-file store', () => {
     await second.close();
     // The damaged file was replaced by a good one: the next start reads it.
     expect((await readFile(index)).equals(bytes)).toBe(false);
+  });
+
+  it('is built again when its header is changed (the header is in the checksum too), or it cannot be read at all', async () => {
+    const dataDir = await tempDir();
+    const first = await open(dataDir);
+    const chat = await conversationWith(first, said('USER', 'Gradle daemon keeps dying'));
+    await first.close();
+    const index = path.join(dataDir, 'db.json.search');
+    const text = (await readFile(index)).toString('latin1');
+    await writeFile(
+      index,
+      Buffer.from(
+        text.replace(/"top":(\d+)/, (_, top) => `"top":${Number(top) + 1}`),
+        'latin1',
+      ),
+    );
+    const second = await open(dataDir);
+    expect(await found(second, 'gradle daemon')).toEqual([chat.messages.iterable[0]!.id]);
+    await second.close();
+
+    // A folder where the file should be: the store opens, builds the index, and says it cannot save it.
+    await rm(index);
+    await mkdir(index);
+    const warnings: string[] = [];
+    const third = await open(dataDir, warnings);
+    expect(await found(third, 'gradle daemon')).toEqual([chat.messages.iterable[0]!.id]);
+    await third.close();
+    expect(warnings.some((warning) => warning.includes('search index'))).toBe(true);
   });
 
   it('is built again when it is older than the snapshot (a crash between two compactions)', async () => {

@@ -83,6 +83,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   let search = new SearchIndex();
   let indexMissing = false;
   const keepIndex = options.searchIndex ?? true;
+  let indexBroken = false;
   const messages = new MessageStore(file);
   let seq: number;
   let snapshotSeq: number;
@@ -253,7 +254,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const previousHint = hint;
       // Before the snapshot: an index that covers the journal entries the snapshot folds. Without
       // it the next start builds the index again from the records, so a failure only costs time.
-      if (keepIndex)
+      if (keepIndex && !indexBroken)
         await writeIndexFile(searchPath, search.index, foldedSeq).catch((error: Error) =>
           logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
         );
@@ -385,8 +386,17 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // On disk: nothing of it may be undone by a later write's failure.
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
-      // Searchable from the moment the write is acknowledged, never before it is on disk.
-      if (keepIndex) search.apply(changes);
+      // Searchable from the moment the write is acknowledged, never before it is on disk. The
+      // write is stored: a failure of the index (a bug) is said, and the index built again at the
+      // next start (it is not saved from now on), but the write is not reported as failed.
+      if (keepIndex && !indexBroken) {
+        try {
+          search.apply(changes);
+        } catch (error) {
+          indexBroken = true;
+          logger.warn(`The search index failed to take a write (${(error as Error).message}); it is built again at the next start.`);
+        }
+      }
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
