@@ -101,8 +101,11 @@ export class TextIndex {
   #sortedTerms: string[] = [];
   #unsortedTerms: string[] = [];
   #pool = new PostingPool();
-  /** Per field: record id → document number. */
-  #docs: Map<string, number>[] = FIELDS.map(() => new Map());
+  /**
+   * Per field: record id → document number. Made when first needed after a load (by a write):
+   * hashing every id costs a third of opening an index, and searches never need it.
+   */
+  #docMaps: Map<string, number>[] | undefined = FIELDS.map(() => new Map());
   /** Document number → record id; undefined once the document is dead. */
   #ids: (string | undefined)[] = [];
   #owner = new Int32Array(1024);
@@ -127,6 +130,8 @@ export class TextIndex {
    */
   #conversationLength = new Float64Array(256);
   #firstRequest = new Int32Array(256);
+  /** Per conversation: its name's document (-1: none, the conversation is gone or not written yet). */
+  #nameDoc = new Int32Array(256);
   /** First requests and their total length, for their average. */
   #firsts = 0;
   #firstTotal = 0;
@@ -179,7 +184,7 @@ export class TextIndex {
   put(doc: IndexedDoc): void {
     const field = FIELD_NUMBER[doc.field];
     const hash = textHash(doc.text);
-    const before = this.#docs[field]!.get(doc.id);
+    const before = this.#docs()[field]!.get(doc.id);
     // The same text again (a conversation's name on each message added, a message's score or
     // links changed): only its times change. Re-indexing would leave a dead copy per write.
     if (before !== undefined && this.#hash[before] === hash && this.#ownerId(before) === doc.conversation) {
@@ -207,7 +212,7 @@ export class TextIndex {
       this.#frequency[list] = 0;
     }
     this.#ids.push(doc.id);
-    this.#docs[field]!.set(doc.id, number);
+    this.#docs()[field]!.set(doc.id, number);
     this.#field[number] = field;
     this.#length[number] = Math.min(length, 0xffff);
     this.#created[number] = seconds(doc.created);
@@ -218,7 +223,8 @@ export class TextIndex {
       this.#messages++;
       this.#messageLength += this.#length[number]!;
     }
-    if (field === NAME) {
+    if (field === NAME && owner >= 0) {
+      this.#nameDoc[owner] = number;
       this.#conversations++;
       this.#conversationTotal += this.#conversationLength[owner]!;
     }
@@ -244,6 +250,16 @@ export class TextIndex {
     if (this.#dead > 5000 && this.#dead * 5 > this.#ids.length) this.compact();
   }
 
+  /** The id → document maps, made from the documents on first use after a load. */
+  #docs(): Map<string, number>[] {
+    if (!this.#docMaps) {
+      const maps = FIELDS.map(() => new Map<string, number>());
+      this.#ids.forEach((id, doc) => id !== undefined && maps[this.#field[doc]!]!.set(id, doc));
+      this.#docMaps = maps;
+    }
+    return this.#docMaps;
+  }
+
   /** Every live document: its field, id and conversation. */
   *documents(): Generator<{ field: Field; id: string; conversation: string | undefined }> {
     for (let doc = 0; doc < this.#ids.length; doc++) {
@@ -256,7 +272,7 @@ export class TextIndex {
 
   /** Whether the index holds this document. */
   has(field: Field, id: string): boolean {
-    return this.#docs[FIELD_NUMBER[field]]!.has(id);
+    return this.#docs()[FIELD_NUMBER[field]]!.has(id);
   }
 
   /** Messages that match, best first (only messages of `query.conversation` when it names one). */
@@ -277,8 +293,8 @@ export class TextIndex {
   /** Conversations that match, best first, each with its best matching messages and annotations. */
   searchConversations(query: TextQuery): ConversationHit[] {
     const timeOk = (conversation: number) => {
-      const name = this.#docs[NAME]!.get(this.#conversationIds[conversation]!);
-      return name !== undefined && this.#inTime(name, query);
+      const name = this.#nameDoc[conversation]!;
+      return name >= 0 && this.#inTime(name, query);
     };
     if (query.words.length === 0) {
       return this.#newest((doc) => this.#field[doc] === NAME && this.#inTime(doc, query), query.limit).map((doc) => ({
@@ -497,7 +513,7 @@ export class TextIndex {
   }
 
   #hasName(owner: number): boolean {
-    return this.#docs[NAME]!.has(this.#conversationIds[owner]!);
+    return this.#nameDoc[owner]! >= 0;
   }
 
   /** Makes `doc` (-1: none) the conversation's first request: out of its body, into the first requests' field. */
@@ -517,7 +533,7 @@ export class TextIndex {
   }
 
   #removeDoc(field: number, id: string): void {
-    const doc = this.#docs[field]!.get(id);
+    const doc = this.#docs()[field]!.get(id);
     if (doc === undefined) return;
     const owner = this.#owner[doc]!;
     if (owner >= 0 && field <= 1) {
@@ -532,7 +548,8 @@ export class TextIndex {
       this.#conversations--;
       this.#conversationTotal -= this.#conversationLength[owner]!;
     }
-    this.#docs[field]!.delete(id);
+    this.#docs()[field]!.delete(id);
+    if (field === NAME && owner >= 0) this.#nameDoc[owner] = -1;
     this.#ids[doc] = undefined;
     this.#dead++;
   }
@@ -545,6 +562,7 @@ export class TextIndex {
       this.#conversationNumber.set(id, number);
       if (number === this.#conversationLength.length) this.#growConversations(number * 2);
       this.#firstRequest[number] = -1;
+      this.#nameDoc[number] = -1;
     }
     return number;
   }
@@ -583,7 +601,7 @@ export class TextIndex {
       const owner = this.#owner[doc]!;
       const to = docs.#ids.length;
       docs.#ids.push(id);
-      docs.#docs[this.#field[doc]!]!.set(id, to);
+      docs.#docs()[this.#field[doc]!]!.set(id, to);
       docs.#field[to] = this.#field[doc]!;
       docs.#length[to] = this.#length[doc]!;
       docs.#created[to] = this.#created[doc]!;
@@ -605,6 +623,7 @@ export class TextIndex {
     this.#firstRequest.fill(-1);
     this.#firsts = 0;
     this.#firstTotal = 0;
+    this.#nameDoc.fill(-1);
     const n = this.#ids.length;
     for (let doc = 0; doc < n; doc++) {
       if (this.#ids[doc] === undefined) continue;
@@ -613,6 +632,7 @@ export class TextIndex {
         this.#messages++;
         this.#messageLength += this.#length[doc]!;
       }
+      if (this.#field[doc] === NAME && owner >= 0) this.#nameDoc[owner] = doc;
       if (this.#field[doc] === 0 && owner >= 0) {
         const first = this.#firstRequest[owner]!;
         if (first < 0 || this.#created[first]! > this.#created[doc]!) this.#firstRequest[owner] = doc;
@@ -640,7 +660,8 @@ export class TextIndex {
     this.#sortedTerms = [...other.#terms.keys()].sort();
     this.#unsortedTerms = [];
     this.#pool = other.#pool;
-    this.#docs = other.#docs;
+    this.#docMaps = other.#docMaps;
+    this.#nameDoc = other.#nameDoc;
     this.#ids = other.#ids;
     this.#owner = other.#owner;
     this.#field = other.#field;
@@ -700,7 +721,7 @@ export class TextIndex {
     index.#created.set(dump.created);
     index.#updated.set(dump.updated);
     index.#hash.set(dump.hash);
-    dump.ids.forEach((id, doc) => index.#docs[dump.field[doc]!]!.set(id, doc));
+    index.#docMaps = undefined;
     index.#recount();
     return index;
   }
@@ -728,6 +749,7 @@ export class TextIndex {
   #growConversations(size: number): void {
     this.#conversationLength = grown(this.#conversationLength, size, Float64Array);
     this.#firstRequest = grown(this.#firstRequest, size, Int32Array);
+    this.#nameDoc = grown(this.#nameDoc, size, Int32Array);
   }
 }
 
