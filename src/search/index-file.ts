@@ -6,7 +6,7 @@ import { writeAll } from '../stores/json-file/journal.js';
 import { type IndexDump, TextIndex } from './text-index.js';
 
 const MAGIC = 'conversation-model-service search index\n';
-const VERSION = 2;
+const VERSION = 3;
 const CHUNK_BYTES = 1 << 20;
 
 interface Header {
@@ -28,15 +28,14 @@ interface Header {
 export async function writeIndexFile(file: string, index: TextIndex, covers: number): Promise<void> {
   const dump = index.dump();
   const text = (value: unknown) => Buffer.from(JSON.stringify(value));
-  // Copies, taken now: writes go on while the file is written, and must not change what was hashed.
-  const bytes = (array: ArrayBufferView) => Buffer.from(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
-  const pool = Buffer.concat(
-    dump.pool.chunks.map((chunk, i) => (i === dump.pool.chunks.length - 1 ? chunk.subarray(0, dump.pool.top - i * CHUNK_BYTES) : chunk)),
-  );
+  // The dump's arrays are copies, taken now: writes go on while the file is written.
+  const bytes = (array: ArrayBufferView) => Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  const pool = Buffer.concat(dump.pool.chunks);
   const sections = [
     Buffer.from(dump.terms.join('\n')),
     bytes(Int32Array.from(dump.lists)),
-    text(dump.ids),
+    // Ids hold no control characters (their schema refuses them): one per line.
+    Buffer.from(dump.ids.join('\n')),
     text(dump.conversations),
     bytes(dump.owner),
     bytes(dump.field),
@@ -93,15 +92,11 @@ export async function readIndexFile(file: string): Promise<{ index: TextIndex; c
     const [terms, lists, ids, conversations, owner, field, length, created, updated, hashes, head, write, end, last, count, levels, pool] =
       sections;
     const chunks: Uint8Array[] = [];
-    for (let start = 0; start < pool!.length; start += CHUNK_BYTES) {
-      const chunk = new Uint8Array(CHUNK_BYTES);
-      chunk.set(pool!.subarray(start, start + CHUNK_BYTES));
-      chunks.push(chunk);
-    }
+    for (let start = 0; start < pool!.length; start += CHUNK_BYTES) chunks.push(new Uint8Array(pool!.subarray(start, start + CHUNK_BYTES)));
     const dump: IndexDump = {
       terms: terms!.length === 0 ? [] : terms!.toString().split('\n'),
       lists: [...copy(lists!, Int32Array)],
-      ids: JSON.parse(ids!.toString()),
+      ids: ids!.length === 0 ? [] : ids!.toString().split('\n'),
       conversations: JSON.parse(conversations!.toString()),
       owner: copy(owner!, Int32Array),
       field: copy(field!, Uint8Array),

@@ -118,23 +118,30 @@ export class PostingPool {
     }
   }
 
-  /** The pool's state, for the index file. */
+  /** The pool's state, for the index file: copies, taken now (the last chunk cut at the pool's top). */
   dump(): { chunks: Uint8Array[]; top: number; tables: Int32Array[]; levels: Uint8Array; lists: number } {
     const n = this.#lists;
+    const last = this.#chunks.length - 1;
     return {
-      chunks: this.#chunks,
+      chunks: this.#chunks.map((chunk, i) => (i === last ? chunk.slice(0, this.#top - i * CHUNK_BYTES) : chunk.slice())),
       top: this.#top,
-      tables: [this.#head, this.#write, this.#end, this.#last, this.#count].map((table) => table.subarray(0, n)),
-      levels: this.#level.subarray(0, n),
+      tables: [this.#head, this.#write, this.#end, this.#last, this.#count].map((table) => table.slice(0, n)),
+      levels: this.#level.slice(0, n),
       lists: n,
     };
   }
 
-  /** A pool as {@link dump} left it. */
+  /** A pool as {@link dump} left it (its arrays are taken, not copied). */
   static restore(state: { chunks: Uint8Array[]; top: number; tables: Int32Array[]; levels: Uint8Array; lists: number }): PostingPool {
     const pool = new PostingPool();
     pool.#grow(Math.max(1024, state.lists));
-    pool.#chunks = state.chunks;
+    // Appends go on in the last chunk: it is given its whole size again.
+    pool.#chunks = state.chunks.map((chunk) => {
+      if (chunk.length === CHUNK_BYTES) return chunk;
+      const whole = new Uint8Array(CHUNK_BYTES);
+      whole.set(chunk);
+      return whole;
+    });
     pool.#top = state.top;
     pool.#lists = state.lists;
     const [head, write, end, last, count] = state.tables as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];

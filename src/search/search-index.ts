@@ -35,13 +35,27 @@ export class SearchIndex implements TextSearch {
     return this.index.documents();
   }
 
-  /** Indexes every record of the store `view` reads (what is indexed already is replaced). */
+  /**
+   * Indexes every record of the store `view` reads (what is indexed already is replaced):
+   * conversations and annotations a page at a time, and messages through their conversations'
+   * lists, a batch of ids at a time, so the cost grows with the records and not with their square
+   * (a store's `list` of messages may sort every id for each page).
+   */
   async build(view: ReadView): Promise<void> {
-    for (const collection of INDEXED_COLLECTIONS) {
+    for (const collection of ['conversations', 'annotations'] as const) {
       let after: string | undefined;
       do {
         const page = await view.list(collection, { limit: BUILD_PAGE, ...(after === undefined ? {} : { after }) });
-        this.apply(page.records.map((record) => ({ collection, id: (record as { id: string }).id, record })));
+        this.apply(page.records.map((record) => ({ collection, id: record.id, record })));
+        if (collection === 'conversations') {
+          for (const conversation of page.records) {
+            for (let start = 0; start < conversation.messages.length; start += BUILD_PAGE) {
+              const ids = conversation.messages.slice(start, start + BUILD_PAGE);
+              const messages = await view.getMany('messages', ids);
+              this.apply(messages.flatMap((record, i) => (record ? [{ collection: 'messages' as const, id: ids[i]!, record }] : [])));
+            }
+          }
+        }
         after = page.next;
       } while (after !== undefined);
     }

@@ -686,7 +686,7 @@ export class TextIndex {
     this.#conversationFrequency = new Float64Array(256);
   }
 
-  /** The index as plain values and typed arrays, compacted first: what the index file holds. */
+  /** The index as plain values and typed arrays of its own (copies, taken now), compacted first: what the index file holds. */
   dump(): IndexDump {
     if (this.#dead > 0) this.compact();
     const n = this.#ids.length;
@@ -694,14 +694,14 @@ export class TextIndex {
       terms: [...this.#terms.keys()],
       lists: [...this.#terms.values()],
       pool: this.#pool.dump(),
-      ids: this.#ids as string[],
-      owner: this.#owner.subarray(0, n),
-      field: this.#field.subarray(0, n),
-      length: this.#length.subarray(0, n),
-      created: this.#created.subarray(0, n),
-      updated: this.#updated.subarray(0, n),
-      hash: this.#hash.subarray(0, n),
-      conversations: this.#conversationIds,
+      ids: this.#ids.slice() as string[],
+      owner: this.#owner.slice(0, n),
+      field: this.#field.slice(0, n),
+      length: this.#length.slice(0, n),
+      created: this.#created.slice(0, n),
+      updated: this.#updated.slice(0, n),
+      hash: this.#hash.slice(0, n),
+      conversations: this.#conversationIds.slice(),
     };
   }
 
@@ -712,15 +712,15 @@ export class TextIndex {
     index.#terms = new Map(dump.terms.map((term, i) => [term, dump.lists[i]!]));
     index.#sortedTerms = [...dump.terms].sort();
     for (const id of dump.conversations) index.#conversation(id);
-    const n = dump.ids.length;
-    index.#growDocs(Math.max(1024, n));
+    // The dump's arrays are its own (see dump): taken as they are, grown at the next write.
     index.#ids = dump.ids;
-    index.#owner.set(dump.owner);
-    index.#field.set(dump.field);
-    index.#length.set(dump.length);
-    index.#created.set(dump.created);
-    index.#updated.set(dump.updated);
-    index.#hash.set(dump.hash);
+    index.#owner = dump.owner;
+    index.#field = dump.field;
+    index.#length = dump.length;
+    index.#created = dump.created;
+    index.#updated = dump.updated;
+    index.#hash = dump.hash;
+    index.#growDocs(Math.max(1024, dump.ids.length));
     index.#docMaps = undefined;
     index.#recount();
     return index;
@@ -759,12 +759,12 @@ export interface IndexDump {
   readonly lists: number[];
   readonly pool: ReturnType<PostingPool['dump']>;
   readonly ids: string[];
-  readonly owner: Int32Array;
-  readonly field: Uint8Array;
-  readonly length: Uint16Array;
-  readonly created: Uint32Array;
-  readonly updated: Uint32Array;
-  readonly hash: Uint32Array;
+  readonly owner: Int32Array<ArrayBuffer>;
+  readonly field: Uint8Array<ArrayBuffer>;
+  readonly length: Uint16Array<ArrayBuffer>;
+  readonly created: Uint32Array<ArrayBuffer>;
+  readonly updated: Uint32Array<ArrayBuffer>;
+  readonly hash: Uint32Array<ArrayBuffer>;
   readonly conversations: string[];
 }
 
