@@ -101,7 +101,7 @@ export interface TextSearch {
    */
   watch?(listener: (changes: readonly RecordChange[]) => void): () => void;
   /** Every document the index holds: what an index kept beside it checks itself against at start. */
-  documents?(): Iterable<IndexedDocRef>;
+  documents?(): Promise<Iterable<IndexedDocRef>>;
 }
 
 /** A document of the text index by its record: which field, its id and its conversation. */

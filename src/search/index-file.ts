@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { syncFolder } from '../stores/json-file/durable-fs.js';
 import { writeAll } from '../stores/json-file/journal.js';
@@ -62,6 +62,29 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
   }
   await rename(temporary, file);
   await syncFolder(path.dirname(file));
+}
+
+/**
+ * Which writes the index in `file` covers, read from its header alone (a few hundred bytes), or
+ * undefined when there is no file or no header of this version. The whole file is read later,
+ * by {@link readIndexFile}, which checks it.
+ */
+export async function readIndexCovers(file: string): Promise<number | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const head = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const text = head.subarray(0, bytesRead).toString();
+    if (!text.startsWith(MAGIC)) return undefined;
+    const end = text.indexOf('\n', MAGIC.length);
+    const header = JSON.parse(text.slice(MAGIC.length, end)) as Header;
+    return header.version === VERSION && Number.isSafeInteger(header.covers) ? header.covers : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
 }
 
 /**

@@ -59,7 +59,10 @@ export function withSearch(repository: Repository): Repository & { readonly sear
         return index.searchConversations(query);
       },
       watch: (listener) => index.watch(listener),
-      documents: () => index.documents(),
+      documents: async () => {
+        await ready();
+        return index.documents();
+      },
     },
   };
 }

@@ -20,7 +20,13 @@ export async function openVectors(
   });
   await vectors.load();
   repository.search.watch?.((changes) => vectors.apply(changes));
-  if (options.reconcile && repository.search.documents) vectors.reconcile(repository.search.documents());
+  // Checked once the text index is there (a store reads it in the background): not awaited here.
+  if (options.reconcile && repository.search.documents) {
+    repository.search.documents().then(
+      (documents) => vectors.reconcile(documents),
+      (error: Error) => options.logger.warn(`The vectors were not checked against the search index: ${error.message}`),
+    );
+  }
   return vectors;
 }
 

@@ -31,7 +31,7 @@ export class SearchIndex implements TextSearch {
     return () => this.#listeners.delete(listener);
   }
 
-  documents(): Iterable<IndexedDocRef> {
+  async documents(): Promise<Iterable<IndexedDocRef>> {
     return this.index.documents();
   }
 

@@ -74,7 +74,7 @@ describe('crash safety of the JSON-file repository', () => {
       expect(state.messages.every((message) => message !== undefined)).toBe(true);
       // The search index holds exactly the records, whichever moment the kill hit (mid-write,
       // mid-compaction, mid-save of the index): caught up from the journal, or built again.
-      const indexed = new Set([...repository.search!.documents!()].map((doc) => `${doc.field}:${doc.id}`));
+      const indexed = new Set([...(await repository.search!.documents!())].map((doc) => `${doc.field}:${doc.id}`));
       const stored = new Set([...[...state.conversations].map((id) => `name:${id}`), ...state.messages.map((m) => `userMessage:${m!.id}`)]);
       expect(indexed).toEqual(stored);
       const newest = [...state.conversations].at(-1);

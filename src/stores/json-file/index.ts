@@ -4,7 +4,8 @@ import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
 import type { ReadView, Repository } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type ConversationRecord, type MessageRecord } from '../../records.js';
-import { readIndexFile, writeIndexFile } from '../../search/index-file.js';
+import { DeferredSearchIndex } from '../../search/deferred-index.js';
+import { readIndexCovers, readIndexFile, writeIndexFile } from '../../search/index-file.js';
 import { SearchIndex } from '../../search/search-index.js';
 import { Slices } from '../../slices.js';
 import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
@@ -80,8 +81,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const tables = new RecordTables();
   // The full-text index of messages, names and annotations, saved beside the snapshot at each compaction.
   const searchPath = `${file}.search`;
-  let search = new SearchIndex();
-  let indexMissing = false;
+  let indexCovers: number | undefined;
+  const indexCatchUp: Change[] = [];
+  // Set once a compaction saved the index: a build finishing later must not save an older one.
+  let indexSaved = false;
   const keepIndex = options.searchIndex ?? true;
   let indexBroken = false;
   const messages = new MessageStore(file);
@@ -138,11 +141,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       messageFiles = header.messageFiles;
       backupMessageFiles = header.backupMessageFiles ?? [];
     }
-    // The search index as the last compaction left it: trusted if it covers the snapshot, and then
-    // brought up to date with the journal entries after what it covers, as they are replayed.
-    const storedIndex = keepIndex ? await readIndexFile(searchPath) : undefined;
-    const indexCovers = storedIndex && storedIndex.covers >= snapshotSeq ? storedIndex.covers : undefined;
-    const indexCatchUp: Change[] = [];
+    // The search index as the last compaction left it, if it covers the snapshot: read in the
+    // background once the store is open, and brought up to date with the journal entries after
+    // what it covers, kept here as they are replayed.
+    const storedCovers = keepIndex ? await readIndexCovers(searchPath) : undefined;
+    indexCovers = storedCovers !== undefined && storedCovers >= snapshotSeq ? storedCovers : undefined;
     const journals = await listJournals(file);
     const present = new Set(journals.map((journal) => journal.index));
     const requireJournal = (index: number, namedBy: string) => {
@@ -182,10 +185,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
     // Writes go on in the last file (each file's lines are whole now), or a first one.
     journalIndex = journals.at(-1)?.index ?? 1;
-    if (storedIndex && indexCovers !== undefined && indexCovers <= seq) {
-      search = new SearchIndex(storedIndex.index);
-      search.apply(indexCatchUp);
-    } else indexMissing = keepIndex;
+    if (indexCovers !== undefined && indexCovers > seq) indexCovers = undefined;
     writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex);
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
@@ -254,10 +254,19 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const previousHint = hint;
       // Before the snapshot: an index that covers the journal entries the snapshot folds. Without
       // it the next start builds the index again from the records, so a failure only costs time.
-      if (keepIndex && !indexBroken)
-        await writeIndexFile(searchPath, search.index, foldedSeq).catch((error: Error) =>
-          logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
-        );
+      if (keepIndex && !indexBroken) {
+        // The index as it is once read or built (writes held meanwhile applied): it holds every
+        // write folded here, and perhaps later ones, which the next start applies again.
+        const index = await search?.ready.catch(() => undefined);
+        if (index) {
+          await writeIndexFile(searchPath, index.index, foldedSeq).then(
+            () => {
+              indexSaved = true;
+            },
+            (error: Error) => logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+          );
+        }
+      }
       await snapshot.write();
       for (const [message, to] of written.moved) messages.moved(message, to);
       snapshotSeq = foldedSeq;
@@ -294,15 +303,31 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       return ids.map((id) => rows.get(id)?.version);
     },
   };
-  // No index, or one that does not cover the snapshot (written by an older release, damaged, or
-  // left behind by a crash between two compactions): built again from the records, once, and saved.
-  if (indexMissing) {
-    await search.build(view);
-    // A new store's index is written by its first compaction: there is nothing to save yet.
-    if (search.index.size > 0)
-      await writeIndexFile(searchPath, search.index, seq).catch((error: Error) =>
-        logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
-      );
+  // The search index, read or built in the background: the store answers meanwhile (searches wait).
+  const openSeq = seq;
+  const search = keepIndex ? openSearchIndex() : undefined;
+  function openSearchIndex(): DeferredSearchIndex {
+    return new DeferredSearchIndex(async () => {
+      const stored = indexCovers === undefined ? undefined : await readIndexFile(searchPath);
+      if (stored && stored.covers === indexCovers) {
+        const index = new SearchIndex(stored.index);
+        index.apply(indexCatchUp);
+        indexCatchUp.length = 0;
+        return index;
+      }
+      // None, or one that cannot be trusted (written by an older release, damaged, or left behind
+      // by a crash between two compactions): built again from the records, once, and saved.
+      indexCatchUp.length = 0;
+      const index = new SearchIndex();
+      await index.build(view);
+      // A new store's index is written by its first compaction: there is nothing to save yet.
+      if (index.index.size > 0 && !indexSaved && !closed) {
+        await writeIndexFile(searchPath, index.index, openSeq).catch((error: Error) =>
+          logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+        );
+      }
+      return index;
+    });
   }
 
   // A store of version 4 is migrated now, once: its messages go to a message file, and its
@@ -327,6 +352,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     if (!writer.failed && seq > snapshotSeq) await compact();
     // The last journal file stays, even empty: the snapshot names it, and the next start writes to it.
     await writer.close();
+    // A build of the index still reading messages finishes before their files close.
+    await search?.ready.catch(() => undefined);
     messages.reader.close();
     await lock.release();
   }
@@ -335,7 +362,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     async read(fn) {
       return fn(view);
     },
-    ...(keepIndex ? { search } : {}),
+    ...(search ? { search } : {}),
     async transact(fn) {
       const applied = await queue.run(async () => {
         usable();
@@ -389,7 +416,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // Searchable from the moment the write is acknowledged, never before it is on disk. The
       // write is stored: a failure of the index (a bug) is said, and the index built again at the
       // next start (it is not saved from now on), but the write is not reported as failed.
-      if (keepIndex && !indexBroken) {
+      if (search && !indexBroken) {
         try {
           search.apply(changes);
         } catch (error) {

@@ -1,0 +1,54 @@
+import type { ConversationHit, IndexedDocRef, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { RecordChange } from './record-docs.js';
+import type { SearchIndex } from './search-index.js';
+
+/**
+ * A store's search index while it is read from its file (or built from the records) in the
+ * background: the store opens without waiting for it. Writes committed meanwhile are held, in
+ * commit order, and applied once it is there; searches wait for it. A build that read a record
+ * before a held write changed it is corrected by that write, applied after it.
+ */
+export class DeferredSearchIndex implements TextSearch {
+  #index: SearchIndex | undefined;
+  #held: (readonly RecordChange[])[] = [];
+  readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
+  /** Settles once the index is there (rejects if it could be neither read nor built). */
+  readonly ready: Promise<SearchIndex>;
+
+  constructor(open: () => Promise<SearchIndex>) {
+    this.ready = open().then((index) => {
+      index.watch((changes) => {
+        for (const listener of this.#listeners) listener(changes);
+      });
+      for (const changes of this.#held) index.apply(changes);
+      this.#held = [];
+      this.#index = index;
+      return index;
+    });
+    // Reported to whoever waits for it (a search, a compaction); never an unhandled rejection.
+    this.ready.catch(() => undefined);
+  }
+
+  /** Applies committed writes, or holds them until the index is there. */
+  apply(changes: readonly RecordChange[]): void {
+    if (this.#index) this.#index.apply(changes);
+    else this.#held.push(changes);
+  }
+
+  async searchMessages(query: TextQuery): Promise<TextHit[]> {
+    return (await this.ready).searchMessages(query);
+  }
+
+  async searchConversations(query: TextQuery): Promise<ConversationHit[]> {
+    return (await this.ready).searchConversations(query);
+  }
+
+  watch(listener: (changes: readonly RecordChange[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async documents(): Promise<Iterable<IndexedDocRef>> {
+    return (await this.ready).documents();
+  }
+}
