@@ -195,6 +195,26 @@ async function openTimes(root: string, stores: Store[], subjects: [Subject, Subj
       );
     }
   }
+  const searchable = subjects.filter((subject) =>
+    runs.get(key(0, subject))?.some((r) => (r as { searchableMs?: number }).searchableMs !== undefined),
+  );
+  if (searchable.length > 0) {
+    console.log(
+      '\nThe search index (this release): read from db.json.search in the background after the open; a first search answers once it is in memory. RSS once it is, beyond the same figure of an empty folder; medians of the same opens',
+    );
+    console.log(
+      '| conversations | subject | open ms | searchable after ms (from the start of the open) | RSS with the index, beyond empty MB | ÷ db.json | the index: RSS with it − RSS before it, MB |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const store of stores) {
+      for (const subject of searchable) {
+        const withIndex = beyond(store.size, subject, 'rssSearchable');
+        console.log(
+          `| ${store.size} | ${subject.label} | ${fixed(of(store.size, subject, 'openMs'))} | ${fixed(of(store.size, subject, 'searchableMs'))} | ${fixed(withIndex / MB)} | ${fixed(withIndex / store.bytes, 2)} | ${fixed((of(store.size, subject, 'rssSearchable') - of(store.size, subject, 'rss')) / MB)} |`,
+        );
+      }
+    }
+  }
   const [old, next] = subjects;
   for (const store of stores)
     console.log(

@@ -1,4 +1,4 @@
-import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
@@ -318,12 +318,21 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // None, or one that cannot be trusted (written by an older release, damaged, or left behind
       // by a crash between two compactions): built again from the records, once, and saved.
       indexCatchUp.length = 0;
-      const index = new SearchIndex();
-      await index.build(view);
+      // The build reads what memory holds, writes not yet on disk included: if one of them is
+      // undone (a failed write) meanwhile, the build may hold it, and starts again.
+      let index: SearchIndex;
+      let started: number;
+      do {
+        started = rollBacks;
+        index = new SearchIndex();
+        await index.build(view);
+      } while (rollBacks !== started);
       // A new store's index is written by its first compaction: there is nothing to save yet.
       if (index.index.size > 0 && !indexSaved && !closed) {
-        await writeIndexFile(searchPath, index.index, openSeq).catch((error: Error) =>
-          logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
+        await writeIndexFile(searchPath, index.index, openSeq).then(
+          // Undone writes since the build: the file may hold one; the next start builds again.
+          () => (rollBacks !== started ? rm(searchPath, { force: true }) : undefined),
+          (error: Error) => logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
         );
       }
       return index;
