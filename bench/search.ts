@@ -47,7 +47,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startHttpServer } from '../adapters/hono/serve.js';
 import type { ConversationRecord, MessageRecord } from '../src/index.js';
-import type { SearchIndex } from '../src/search/search-index.js';
+import type { DeferredSearchIndex } from '../src/search/deferred-index.js';
 import { endsInWord, queryWords } from '../src/search/tokens.js';
 import { createService } from '../src/service.js';
 // Not the lazy export of src/index.ts: the store's modules load before the memory is measured.
@@ -261,7 +261,7 @@ async function buildChild(dir: string, count: number): Promise<void> {
       }
     });
   }
-  const indexBytes = (repository.search as SearchIndex).index.bytes;
+  const indexBytes = (await (repository.search as DeferredSearchIndex).ready).index.bytes;
   const writtenMs = performance.now() - t0;
   const t1 = performance.now();
   await repository.close();
@@ -273,8 +273,11 @@ async function openChild(dir: string, variant: string): Promise<void> {
   const t0 = performance.now();
   const repository = await createJsonFileRepository({ file: fileOf(dir), searchIndex: variant !== 'off' });
   const openMs = performance.now() - t0;
+  // The store opens first; its index is read (or built) in the background: measured once it is there.
+  const index = repository.search ? await (repository.search as DeferredSearchIndex).ready : undefined;
+  const searchableMs = performance.now() - t0;
   const after = memoryNow();
-  const indexBytes = repository.search ? (repository.search as SearchIndex).index.bytes : undefined;
+  const indexBytes = index?.index.bytes;
   let firstSearchMs: number | undefined;
   if (variant === 'off') {
     // The service's fallback for a store without an index: built in memory at the first search.
@@ -284,7 +287,7 @@ async function openChild(dir: string, variant: string): Promise<void> {
     firstSearchMs = performance.now() - t1;
   }
   await repository.close();
-  print({ openMs, growth: after.heap - before.heap, rss: after.rss, indexBytes, firstSearchMs });
+  print({ openMs, searchableMs, growth: after.heap - before.heap, rss: after.rss, indexBytes, firstSearchMs });
 }
 
 /** The in-process steps of a search, timed over the same queries as the HTTP requests: where the time goes. */
@@ -501,7 +504,7 @@ const VARIANTS = [
   { key: 'empty', label: 'empty folder' },
   { key: 'off', label: 'searchIndex: false' },
   { key: 'on', label: 'with its index file (db.json.search)' },
-  { key: 'rebuild', label: 'index file deleted (rebuilt and saved at open)' },
+  { key: 'rebuild', label: 'index file deleted (built again in the background, and saved)' },
 ] as const;
 
 async function openAndMemory(root: string, dir: string, textChars: number): Promise<void> {
@@ -549,11 +552,13 @@ async function openAndMemory(root: string, dir: string, textChars: number): Prom
   console.log(
     `\n3. Open time (createJsonFileRepository, fresh process): ${OPTIONS.conversations} conversations × ${MESSAGES_PER_CONVERSATION} messages; medians of ${OPTIONS.rounds}; "beyond empty" subtracts the open of an empty folder, as the README's store table does`,
   );
-  console.log('| open | ms | beyond empty ms | / searchIndex: false | RSS MB |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| open | ms | beyond empty ms | / searchIndex: false | index in memory after ms (read or built in the background) | RSS MB (then) |',
+  );
+  console.log('|---|---|---|---|---|---|');
   for (const variant of VARIANTS)
     console.log(
-      `| ${variant.label} | ${fixed(of(variant.key, 'openMs'))} | ${variant.key === 'empty' ? '' : fixed(beyond(variant.key))} | ${variant.key === 'empty' || variant.key === 'off' ? '' : ratio(beyond(variant.key), beyond('off'))} | ${fixed(of(variant.key, 'rss') / MB)} |`,
+      `| ${variant.label} | ${fixed(of(variant.key, 'openMs'))} | ${variant.key === 'empty' ? '' : fixed(beyond(variant.key))} | ${variant.key === 'empty' || variant.key === 'off' ? '' : ratio(beyond(variant.key), beyond('off'))} | ${variant.key === 'off' ? '' : fixed(of(variant.key, 'searchableMs'))} | ${fixed(of(variant.key, 'rss') / MB)} |`,
     );
   console.log(
     `With searchIndex: false the first search builds the index in memory (the service's fallback): ${fixed(of('off', 'firstSearchMs'))} ms.`,
