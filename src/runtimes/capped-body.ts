@@ -33,3 +33,49 @@ export async function readCappedBody(response: Response, maxBytes: number, reque
     text += decoder.decode(value, { stream: true });
   }
 }
+
+/** `1 MiB`, `64 KiB`, `1000 bytes`: a cap as the messages say it. */
+export function byteSize(bytes: number): string {
+  if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;
+  if (bytes >= 2 ** 10 && bytes % 2 ** 10 === 0) return `${bytes / 2 ** 10} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** What {@link postJson} sends, and how it reads the answer. */
+export interface PostJson {
+  readonly fetch: typeof fetch;
+  readonly url: string;
+  readonly payload: unknown;
+  readonly headers: Record<string, string>;
+  readonly signal: AbortSignal;
+  /** Aborted (closing the connection) when the answer passes its cap. */
+  readonly request: AbortController;
+  /** The most bytes read of a successful answer. */
+  readonly maxBytes: number;
+  /** The most bytes read of an error answer, which is only quoted. */
+  readonly quotedBytes: number;
+  /** The error to reject with when the server cannot be reached or breaks off its answer. */
+  readonly failed: (error: unknown, what: string) => Error;
+}
+
+/** POSTs `payload` as JSON and reads the answer's text, capped (see {@link readCappedBody}). */
+export async function postJson(post: PostJson): Promise<CappedBody & { readonly response: Response }> {
+  let response: Response;
+  try {
+    response = await post.fetch(post.url, {
+      method: 'POST',
+      headers: post.headers,
+      body: JSON.stringify(post.payload),
+      signal: AbortSignal.any([post.signal, post.request.signal]),
+    });
+  } catch (error) {
+    throw post.failed(error, 'cannot be reached');
+  }
+  try {
+    // An error answer is only quoted: its first characters are all that is read of it.
+    const body = await readCappedBody(response, response.ok ? post.maxBytes : Math.min(post.maxBytes, post.quotedBytes), post.request);
+    return { ...body, response };
+  } catch (error) {
+    throw post.failed(error, 'broke off its answer');
+  }
+}

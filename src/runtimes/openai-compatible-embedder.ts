@@ -1,5 +1,5 @@
 import type { Embedder } from '../ports.js';
-import { type CappedBody, readCappedBody } from './capped-body.js';
+import { byteSize, postJson } from './capped-body.js';
 
 /** Options of {@link createOpenAiCompatibleEmbedder}. */
 export interface OpenAiCompatibleEmbedderOptions {
@@ -65,25 +65,17 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleEmbedder
           return new Error(`${where} did not answer within ${timeoutMs / 1000} s for embedding model ${model}.`, { cause: error });
         return new Error(`The OpenAI-compatible server at ${baseUrl} ${what} (${(error as Error).message}).`, { cause: error });
       };
-      let response: Response;
-      try {
-        response = await doFetch(`${baseUrl}/embeddings`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ model, input: texts }),
-          signal: AbortSignal.any([signal, timeout, request.signal]),
-        });
-      } catch (error) {
-        throw failed(error, 'cannot be reached');
-      }
-      let body: CappedBody;
-      try {
-        // An error answer is only quoted: its first characters are all that is read of it.
-        body = await readCappedBody(response, response.ok ? maxBytes : Math.min(maxBytes, QUOTED_BYTES), request);
-      } catch (error) {
-        throw failed(error, 'broke off its answer');
-      }
-      const { text, cut } = body;
+      const { response, text, cut } = await postJson({
+        fetch: doFetch,
+        url: `${baseUrl}/embeddings`,
+        payload: { model, input: texts },
+        headers,
+        signal: AbortSignal.any([signal, timeout]),
+        request,
+        maxBytes,
+        quotedBytes: QUOTED_BYTES,
+        failed,
+      });
       if (!response.ok)
         throw new Error(`${where} answered ${response.status} for embedding model ${model}: ${text.slice(0, QUOTED_CHARS)}`);
       if (cut)
@@ -127,11 +119,4 @@ function vectorsOf(data: unknown, count: number, said: string): Float32Array[] {
     vectors[index] = vector;
   });
   return vectors as Float32Array[];
-}
-
-/** `64 MiB`, `64 KiB`, `1000 bytes`: a cap as the messages say it. */
-function byteSize(bytes: number): string {
-  if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;
-  if (bytes >= 2 ** 10 && bytes % 2 ** 10 === 0) return `${bytes / 2 ** 10} KiB`;
-  return `${bytes} bytes`;
 }

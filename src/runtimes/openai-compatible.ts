@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatOptions, ModelRuntime } from '../ports.js';
 import type { ModelRecord } from '../records.js';
-import { type CappedBody, readCappedBody } from './capped-body.js';
+import { byteSize, postJson, readCappedBody } from './capped-body.js';
 
 /** Options of {@link createOpenAiCompatibleRuntime}. */
 export interface OpenAiCompatibleRuntimeOptions {
@@ -161,25 +161,17 @@ export function createOpenAiCompatibleRuntime(options: OpenAiCompatibleRuntimeOp
         chat.signal.aborted
           ? new Error(`The model ${modelName} at ${baseUrl} did not answer in time.`, { cause: error })
           : new Error(`The OpenAI-compatible server at ${baseUrl} ${what} (${(error as Error).message}).`, { cause: error });
-      let response: Response;
-      try {
-        response = await doFetch(`${baseUrl}/chat/completions`, {
-          method: 'POST',
-          headers: headers(true),
-          body: JSON.stringify({ model: modelName, messages, max_tokens: chat.maxTokens, temperature: 0.2, stream: false }),
-          signal: AbortSignal.any([chat.signal, request.signal]),
-        });
-      } catch (error) {
-        throw failed(error, 'cannot be reached');
-      }
-      let body: CappedBody;
-      try {
-        // An error answer is only quoted: its first characters are all that is read of it.
-        body = await readCappedBody(response, response.ok ? maxBytes : Math.min(maxBytes, QUOTED_BYTES), request);
-      } catch (error) {
-        throw failed(error, 'broke off its answer');
-      }
-      const { text, cut } = body;
+      const { response, text, cut } = await postJson({
+        fetch: doFetch,
+        url: `${baseUrl}/chat/completions`,
+        payload: { model: modelName, messages, max_tokens: chat.maxTokens, temperature: 0.2, stream: false },
+        headers: headers(true),
+        signal: chat.signal,
+        request,
+        maxBytes,
+        quotedBytes: QUOTED_BYTES,
+        failed,
+      });
       if (!response.ok)
         throw new Error(`The server at ${baseUrl} answered ${response.status} for model ${modelName}: ${text.slice(0, QUOTED_CHARS)}`);
       if (cut) throw new Error(tooLarge(`model ${modelName}`));
@@ -193,13 +185,6 @@ export function createOpenAiCompatibleRuntime(options: OpenAiCompatibleRuntimeOp
       return content;
     },
   };
-}
-
-/** `1 MiB`, `64 KiB`, `1000 bytes`: a cap as the messages say it. */
-function byteSize(bytes: number): string {
-  if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;
-  if (bytes >= 2 ** 10 && bytes % 2 ** 10 === 0) return `${bytes / 2 ** 10} KiB`;
-  return `${bytes} bytes`;
 }
 
 function isLoopbackUrl(url: string): boolean {

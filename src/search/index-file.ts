@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { syncFolder } from '../stores/json-file/durable-fs.js';
-import { writeAll } from '../stores/json-file/journal.js';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
 import { type IndexDump, TextIndex } from './text-index.js';
 
 const MAGIC = 'conversation-model-service search index\n';
@@ -49,19 +47,7 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
   ];
   const fields = { version: VERSION, covers, sections: sections.map((s) => s.length), top: dump.pool.top, lists: dump.pool.lists };
   const header: Header = { ...fields, sha256: checksum(fields, sections) };
-  const temporary = `${file}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
-  try {
-    await writeAll(handle, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections]);
-    await handle.sync();
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, file);
-  await syncFolder(path.dirname(file));
+  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections]);
 }
 
 /**

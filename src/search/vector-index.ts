@@ -1,9 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Embedder, IndexedDocRef } from '../ports.js';
-import { syncFolder } from '../stores/json-file/durable-fs.js';
-import { writeAll } from '../stores/json-file/journal.js';
+import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
 import type { Field } from './text-index.js';
 
@@ -728,23 +726,8 @@ async function writeVectorFile(file: string, snapshot: Snapshot): Promise<void> 
     sections: sections.map((section) => section.length),
     sha256: hash.digest('hex'),
   };
-  const temporary = `${file}.tmp`;
   // Readable by its owner alone: the names and ids it holds are of people's conversations.
-  const handle = await open(temporary, 'w', 0o600);
-  try {
-    await writeAll(handle, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`)]);
-    for (const section of sections)
-      for (let at = 0; at < section.length; at += CHUNK_BYTES) await writeAll(handle, [section.subarray(at, at + CHUNK_BYTES)]);
-    await handle.sync();
-  } catch (error) {
-    // The file before stays; a half-written one must not be taken for it.
-    await handle.close().catch(() => undefined);
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temporary, file);
-  await syncFolder(path.dirname(file));
+  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections]);
 }
 
 /** Hashes a buffer a chunk at a time, letting other work run between chunks. */

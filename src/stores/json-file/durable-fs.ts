@@ -65,3 +65,30 @@ export async function replaceFileAtomically(
   await rename(temporary, file);
   await syncFolder(path.dirname(file));
 }
+
+/**
+ * Replaces `file` atomically with `buffers` (a temporary sibling readable by its owner alone,
+ * written a MiB at a time, flushed, renamed into place, the folder flushed): a crash leaves the old
+ * file or the new one. For derived files such as the search index and its vectors.
+ */
+export async function writeBuffersAtomically(file: string, buffers: readonly Uint8Array[]): Promise<void> {
+  const temporary = `${file}.tmp`;
+  const handle = await open(temporary, 'w', 0o600);
+  try {
+    for (const buffer of buffers)
+      for (let at = 0; at < buffer.length; at += CHUNK)
+        await writeAll(handle, [Buffer.from(buffer.buffer, buffer.byteOffset + at, Math.min(CHUNK, buffer.length - at))]);
+    await handle.sync();
+  } catch (error) {
+    // The file before stays; a half-written one must not be taken for it.
+    await handle.close().catch(() => undefined);
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, file);
+  await syncFolder(path.dirname(file));
+}
+
+/** Bytes written at once: the event loop gets a turn between them. */
+const CHUNK = 1 << 20;
