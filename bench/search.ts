@@ -53,6 +53,7 @@ import { createService } from '../src/service.js';
 // Not the lazy export of src/index.ts: the store's modules load before the memory is measured.
 import { createJsonFileRepository } from '../src/stores/json-file/index.js';
 import { createFakeSummarizer } from '../src/summarizers/index.js';
+import { conversationRecord } from '../src/testing/records.js';
 import { DEVCHATS, searchQuality } from './search-quality.js';
 import { percentile } from './stats.js';
 import { conversationId } from './store-format4.js';
@@ -242,19 +243,10 @@ async function buildChild(dir: string, count: number): Promise<void> {
         });
         textChars += chat.title.length;
         const conversation: ConversationRecord = {
-          id,
-          type: 'COPILOT',
-          name: chat.title,
+          ...conversationRecord(id, chat.title),
           created: at(0),
           updated: at(MESSAGES_PER_CONVERSATION),
           messages: messages.map((m) => m.id),
-          annotations: [],
-          anchors: [],
-          assets: [],
-          websites: [],
-          summaries: [],
-          groundingMessages: [],
-          groundingRanges: [],
         };
         for (const message of messages) tx.put('messages', message);
         tx.put('conversations', conversation);

@@ -1,4 +1,3 @@
-import { ServiceError } from '../errors.js';
 import type { ConversationHit, TextHit, TextQuery, TextSearch, TimeRange } from '../ports.js';
 import type { AnnotationRecord, MessageRecord } from '../records.js';
 import { conversationSnapshot, renderAnnotation, renderConversationOutline, renderMessage } from '../render/conversation.js';
@@ -13,7 +12,7 @@ import type {
   SearchedConversationMessages,
   SearchedConversations,
 } from '../wire.js';
-import { type ListOptions, type OperationContext, pageOptions, parseId } from './context.js';
+import { type ListOptions, mustGet, type OperationContext, pageOptions, parseId } from './context.js';
 
 /** Results a search answers when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -56,9 +55,7 @@ export async function searchConversationMessages(
   options?: ListOptions,
 ): Promise<SearchedConversationMessages> {
   const conversation = parseId(conversationId, 'conversation id');
-  const exists = await sc.ctx.repository.read((view) => view.get('conversations', conversation));
-  if (!exists)
-    throw new ServiceError('NOT_FOUND', `No conversation has the id "${conversation}".`, { resource: 'conversation', id: conversation });
+  await sc.ctx.repository.read((view) => mustGet(view, 'conversations', conversation, 'conversation'));
   return searchMessagesIn(sc, { kind: 'messages', conversation }, input, options);
 }
 

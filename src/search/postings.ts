@@ -1,3 +1,5 @@
+import { grown } from '../typed-arrays.js';
+
 const CHUNK_BITS = 20;
 const CHUNK_BYTES = 1 << CHUNK_BITS;
 const CHUNK_MASK = CHUNK_BYTES - 1;
@@ -189,17 +191,12 @@ export class PostingPool {
   }
 
   #grow(size: number): void {
-    const grown = <T extends Int32Array | Uint8Array>(from: T, make: new (n: number) => T) => {
-      const to = new make(size);
-      to.set(from);
-      return to;
-    };
-    this.#head = grown(this.#head, Int32Array);
-    this.#write = grown(this.#write, Int32Array);
-    this.#end = grown(this.#end, Int32Array);
-    this.#last = grown(this.#last, Int32Array);
-    this.#count = grown(this.#count, Int32Array);
-    this.#level = grown(this.#level, Uint8Array);
+    this.#head = grown(this.#head, size, Int32Array);
+    this.#write = grown(this.#write, size, Int32Array);
+    this.#end = grown(this.#end, size, Int32Array);
+    this.#last = grown(this.#last, size, Int32Array);
+    this.#count = grown(this.#count, size, Int32Array);
+    this.#level = grown(this.#level, size, Uint8Array);
   }
 }
 

@@ -1,11 +1,13 @@
+import { grown } from '../typed-arrays.js';
 import { PostingPool } from './postings.js';
 import { forEachTermOfWord, type QueryWord, uncachedTermOf } from './tokens.js';
 import { WordLists } from './word-lists.js';
 
 /** What a document of the index is: a message (the user's or another role's), a conversation's name, an annotation. */
 export type Field = 'userMessage' | 'message' | 'name' | 'annotation';
-const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
-const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
+/** The fields in the order of their numbers (how the tables and files hold them). */
+export const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
+export const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
 const NAME = 2;
 const ANNOTATION = 3;
 
@@ -766,17 +768,6 @@ export interface IndexDump {
   readonly updated: Uint32Array<ArrayBuffer>;
   readonly hash: Uint32Array<ArrayBuffer>;
   readonly conversations: string[];
-}
-
-function grown<T extends Int32Array | Uint8Array | Uint16Array | Uint32Array | Float64Array>(
-  from: T,
-  size: number,
-  make: new (n: number) => T,
-): T {
-  if (from.length >= size) return from;
-  const to = new make(size);
-  to.set(from);
-  return to;
 }
 
 /** The first place in `sorted` whose string is not below `key`. */

@@ -14,8 +14,6 @@ const STOP_WORDS = new Set(
 /** Terms longer than this are hashes, base64 or minified code: nobody searches for them by word. */
 const MAX_TERM_CHARS = 40;
 
-/** Scripts written without spaces between words: indexed as overlapping pairs of characters. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 /** Where an identifier splits: `useEffect` → use|Effect, `HTTPServer` → HTTP|Server, `v2Api` → v|2|Api. */
 const IDENTIFIER_PART = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|[\p{L}\p{N}]+/gu;
 /** A word made of parts: snake_case, camelCase, HTTPServer, v2. */
@@ -123,7 +121,8 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** A word with letters beyond ASCII: as {@link forEachTerm}, with Unicode rules. */
 function emitWord(word: string, emit: (term: string) => void): void {
-  if (UNSPACED.test(word)) {
+  // Words are of one kind of script (see forEachWord): its first character says which.
+  if (isUnspaced(word.codePointAt(0)!)) {
     emitPairs(word.toLowerCase(), emit);
     return;
   }

@@ -2,8 +2,9 @@ import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Embedder, IndexedDocRef } from '../ports.js';
 import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
+import { grown } from '../typed-arrays.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
-import type { Field } from './text-index.js';
+import { FIELD_NUMBER, FIELDS, type Field } from './text-index.js';
 
 /** Options of {@link VectorIndex}. */
 export interface VectorIndexOptions {
@@ -49,9 +50,6 @@ export interface VectorQuery {
   /** Aborts the query's embedding (the search then answers undefined). */
   readonly signal?: AbortSignal;
 }
-
-const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
-const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
 
 /** A document waiting for its vector. */
 interface Item {
@@ -454,15 +452,9 @@ export class VectorIndex {
   }
 
   #grow(rows: number): void {
-    const matrix = new Float32Array(rows * this.#dimension);
-    matrix.set(this.#matrix);
-    this.#matrix = matrix;
-    const fields = new Uint8Array(rows);
-    fields.set(this.#fields);
-    this.#fields = fields;
-    const hashes = new Uint32Array(rows);
-    hashes.set(this.#hashes);
-    this.#hashes = hashes;
+    this.#matrix = grown(this.#matrix, rows * this.#dimension, Float32Array);
+    this.#fields = grown(this.#fields, rows, Uint8Array);
+    this.#hashes = grown(this.#hashes, rows, Uint32Array);
   }
 
   /**

@@ -1,12 +1,9 @@
-import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
 import type { ReadView, Repository } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type ConversationRecord, type MessageRecord } from '../../records.js';
-import { DeferredSearchIndex } from '../../search/deferred-index.js';
-import { readIndexCovers, readIndexFile, writeIndexFile } from '../../search/index-file.js';
-import { SearchIndex } from '../../search/search-index.js';
 import { Slices } from '../../slices.js';
 import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
 import { recordProblem } from '../record-checks.js';
@@ -18,6 +15,7 @@ import { hintPath, journalPath, messageFilePath, readHint } from './message-file
 import { MessageStore } from './message-store.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
+import { SearchFile } from './search-file.js';
 import { type SnapshotData, SnapshotFile } from './snapshot.js';
 
 export { JSON_FILE_FORMAT_VERSION };
@@ -80,13 +78,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   const tables = new RecordTables();
   // The full-text index of messages, names and annotations, saved beside the snapshot at each compaction.
-  const searchPath = `${file}.search`;
-  let indexCovers: number | undefined;
-  const indexCatchUp: Change[] = [];
-  // Set once a compaction saved the index: a build finishing later must not save an older one.
-  let indexSaved = false;
-  const keepIndex = options.searchIndex ?? true;
-  let indexBroken = false;
+  let searchFile: SearchFile | undefined;
   const messages = new MessageStore(file);
   let seq: number;
   let snapshotSeq: number;
@@ -141,11 +133,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       messageFiles = header.messageFiles;
       backupMessageFiles = header.backupMessageFiles ?? [];
     }
-    // The search index as the last compaction left it, if it covers the snapshot: read in the
-    // background once the store is open, and brought up to date with the journal entries after
-    // what it covers, kept here as they are replayed.
-    const storedCovers = keepIndex ? await readIndexCovers(searchPath) : undefined;
-    indexCovers = storedCovers !== undefined && storedCovers >= snapshotSeq ? storedCovers : undefined;
+    // The search index as the last compaction left it: read in the background once the store is
+    // open, and brought up to date with the journal entries after what it covers, kept as replayed.
+    if (options.searchIndex ?? true) searchFile = await SearchFile.prepare(`${file}.search`, snapshotSeq);
     const journals = await listJournals(file);
     const present = new Set(journals.map((journal) => journal.index));
     const requireJournal = (index: number, namedBy: string) => {
@@ -179,13 +169,12 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         }
         const changes = entry.changes.map((change) => replayed(tables, messages, change, entry.version ?? 2, journal.path, entry.seq));
         apply(tables, messages, changes, entry.seq);
-        if (indexCovers !== undefined && entry.seq > indexCovers) indexCatchUp.push(...changes);
+        searchFile?.replayed(entry.seq, changes);
         seq = entry.seq;
       }
     }
     // Writes go on in the last file (each file's lines are whole now), or a first one.
     journalIndex = journals.at(-1)?.index ?? 1;
-    if (indexCovers !== undefined && indexCovers > seq) indexCovers = undefined;
     writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex);
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
@@ -252,21 +241,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // The snapshot being replaced becomes the backup: the journals from the one it names on must stay.
       const backupJournal = snapshotJournal;
       const previousHint = hint;
-      // Before the snapshot: an index that covers the journal entries the snapshot folds. Without
-      // it the next start builds the index again from the records, so a failure only costs time.
-      if (keepIndex && !indexBroken) {
-        // The index as it is once read or built (writes held meanwhile applied): it holds every
-        // write folded here, and perhaps later ones, which the next start applies again.
-        const index = await search?.ready.catch(() => undefined);
-        if (index) {
-          await writeIndexFile(searchPath, index.index, foldedSeq).then(
-            () => {
-              indexSaved = true;
-            },
-            (error: Error) => logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
-          );
-        }
-      }
+      // Before the snapshot: an index that covers the journal entries the snapshot folds.
+      await searchFile?.save(foldedSeq, logger);
       await snapshot.write();
       for (const [message, to] of written.moved) messages.moved(message, to);
       snapshotSeq = foldedSeq;
@@ -304,40 +280,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     },
   };
   // The search index, read or built in the background: the store answers meanwhile (searches wait).
-  const openSeq = seq;
-  const search = keepIndex ? openSearchIndex() : undefined;
-  function openSearchIndex(): DeferredSearchIndex {
-    return new DeferredSearchIndex(async () => {
-      const stored = indexCovers === undefined ? undefined : await readIndexFile(searchPath);
-      if (stored && stored.covers === indexCovers) {
-        const index = new SearchIndex(stored.index);
-        index.apply(indexCatchUp);
-        indexCatchUp.length = 0;
-        return index;
-      }
-      // None, or one that cannot be trusted (written by an older release, damaged, or left behind
-      // by a crash between two compactions): built again from the records, once, and saved.
-      indexCatchUp.length = 0;
-      // The build reads what memory holds, writes not yet on disk included: if one of them is
-      // undone (a failed write) meanwhile, the build may hold it, and starts again.
-      let index: SearchIndex;
-      let started: number;
-      do {
-        started = rollBacks;
-        index = new SearchIndex();
-        await index.build(view);
-      } while (rollBacks !== started);
-      // A new store's index is written by its first compaction: there is nothing to save yet.
-      if (index.index.size > 0 && !indexSaved && !closed) {
-        await writeIndexFile(searchPath, index.index, openSeq).then(
-          // Undone writes since the build: the file may hold one; the next start builds again.
-          () => (rollBacks !== started ? rm(searchPath, { force: true }) : undefined),
-          (error: Error) => logger.warn(`Could not write the search index ${searchPath}: ${error.message}`),
-        );
-      }
-      return index;
-    });
-  }
+  const search = searchFile?.open(seq, { view, rollBacks: () => rollBacks, closed: () => closed, logger });
 
   // A store of version 4 is migrated now, once: its messages go to a message file, and its
   // snapshot, version 5 from then on, stays as the backup until the next compaction.
@@ -362,7 +305,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     // The last journal file stays, even empty: the snapshot names it, and the next start writes to it.
     await writer.close();
     // A build of the index still reading messages finishes before their files close.
-    await search?.ready.catch(() => undefined);
+    await searchFile?.settled();
     messages.reader.close();
     await lock.release();
   }
@@ -422,17 +365,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // On disk: nothing of it may be undone by a later write's failure.
       const settled = unsettled.findIndex((entry) => entry.seq === entrySeq);
       if (settled !== -1) unsettled.splice(0, settled + 1);
-      // Searchable from the moment the write is acknowledged, never before it is on disk. The
-      // write is stored: a failure of the index (a bug) is said, and the index built again at the
-      // next start (it is not saved from now on), but the write is not reported as failed.
-      if (search && !indexBroken) {
-        try {
-          search.apply(changes);
-        } catch (error) {
-          indexBroken = true;
-          logger.warn(`The search index failed to take a write (${(error as Error).message}); it is built again at the next start.`);
-        }
-      }
+      // Searchable from the moment the write is acknowledged, never before it is on disk.
+      searchFile?.apply(changes, logger);
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();

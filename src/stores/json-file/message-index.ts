@@ -1,3 +1,5 @@
+import { grown } from '../../typed-arrays.js';
+
 /**
  * Where a stored message's bytes are: a file, the offset of its JSON there and its length.
  * `file` > 0 is a journal file (`<file>.journal-<n>`), `file` < 0 a message file
@@ -165,16 +167,11 @@ export class MessageIndex {
   #growSlots(needed: number): void {
     let size = this.#file.length;
     while (size < needed) size *= 2;
-    const grown = <T extends Int32Array | Float64Array | Uint32Array>(from: T, make: new (n: number) => T) => {
-      const to = new make(size);
-      to.set(from);
-      return to;
-    };
-    this.#file = grown(this.#file, Int32Array);
-    this.#offset = grown(this.#offset, Float64Array);
-    this.#length = grown(this.#length, Uint32Array);
-    this.#version = grown(this.#version, Uint32Array);
-    this.#order = grown(this.#order, Uint32Array);
+    this.#file = grown(this.#file, size, Int32Array);
+    this.#offset = grown(this.#offset, size, Float64Array);
+    this.#length = grown(this.#length, size, Uint32Array);
+    this.#version = grown(this.#version, size, Uint32Array);
+    this.#order = grown(this.#order, size, Uint32Array);
   }
 }
 
