@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
@@ -82,6 +83,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const messages = new MessageStore(file);
   let seq: number;
   let snapshotSeq: number;
+  // The store's id (see SnapshotData.store): one of a store made before ids were written is made now.
+  let storeId: string;
+  let idIsNew = false;
   // The journal file the snapshot on disk names as its continuation: files before it are all in
   // the snapshot. When that snapshot becomes the backup (`db.json.bak`), the files from here on
   // are what the backup needs to be whole, so only earlier ones are deleted.
@@ -102,6 +106,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     const loaded = await loadSnapshot(snapshot, file, tables, messages);
     migrating = loaded.migrating;
     seq = snapshotSeq = loaded.journalSeq;
+    storeId = loaded.store ?? randomUUID();
+    idIsNew = loaded.store === undefined && loaded.source !== undefined;
     snapshotJournal = loaded.journal;
     hint = loaded.hint;
     if (hint !== undefined) {
@@ -135,7 +141,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
     // The search index as the last compaction left it: read in the background once the store is
     // open, and brought up to date with the journal entries after what it covers, kept as replayed.
-    if (options.searchIndex ?? true) searchFile = await SearchFile.prepare(`${file}.search`, snapshotSeq);
+    if (options.searchIndex ?? true) searchFile = await SearchFile.prepare(`${file}.search`, snapshotSeq, storeId);
     const journals = await listJournals(file);
     const present = new Set(journals.map((journal) => journal.index));
     const requireJournal = (index: number, namedBy: string) => {
@@ -179,7 +185,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
     if (loaded.source === undefined && journals.length === 0) {
-      snapshot.data = { ...emptySnapshot(), journal: journalIndex };
+      snapshot.data = { ...emptySnapshot(), journal: journalIndex, store: storeId };
       await snapshot.write();
       snapshot.data = emptySnapshot();
       snapshotJournal = journalIndex;
@@ -230,7 +236,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       const foldedSeq = seq;
       const nextIndex = journalIndex + 1;
       const captured = captureSnapshot(tables, foldedSeq);
-      snapshot.data = { ...captured, journal: nextIndex, hint: nextIndex };
+      snapshot.data = { ...captured, journal: nextIndex, hint: nextIndex, store: storeId };
       const conversations = (captured.conversations ?? []) as ConversationRecord[];
       const plan = messages.capture(conversations);
       // Queued behind every line appended so far: it resolves once they are all on disk, so the
@@ -291,8 +297,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       throw new Error(`Could not migrate ${file} to version ${JSON_FILE_FORMAT_VERSION} (see the warning above); it was left as it was.`);
     }
   }
-  // Journals left by a crash are folded now, so they do not pile up.
-  else if (seq > snapshotSeq) void compact();
+  // Journals left by a crash are folded now, so they do not pile up; a store made before ids
+  // were written gets its id on disk at once, or its search index would not be trusted next time.
+  else if (seq > snapshotSeq || idIsNew) void compact();
 
   const queue = new TransactionQueue();
 
@@ -446,7 +453,7 @@ async function loadSnapshot(
   file: string,
   tables: RecordTables,
   messages: MessageStore,
-): Promise<{ journalSeq: number; journal?: number; hint?: number; source?: string; migrating: boolean }> {
+): Promise<{ journalSeq: number; journal?: number; hint?: number; store?: string; source?: string; migrating: boolean }> {
   const none = snapshot.data;
   let source = file;
   await snapshot.read();
@@ -471,10 +478,14 @@ async function loadSnapshot(
     journalSeq: data.journalSeq,
     journal: data.journal,
     hint: data.hint,
+    ...(typeof data.store === 'string' && STORE_ID.test(data.store) ? { store: data.store } : {}),
     source,
     migrating: from < 5,
   };
 }
+
+/** What a store id may be (a snapshot edited by hand may hold anything). */
+const STORE_ID = /^[\w-]{1,64}$/;
 
 const EMPTY_LIST: readonly never[] = Object.freeze([]);
 

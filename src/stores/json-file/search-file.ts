@@ -31,14 +31,18 @@ export class SearchFile {
   #broken = false;
   #index: DeferredSearchIndex | undefined;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    /** The store's id (SnapshotData.store): the file must name it. */
+    readonly storeId: string,
+  ) {}
 
   /**
    * Reads which writes the file covers, trusted if it covers the snapshot (entry `snapshotSeq`):
    * the journal entries after it are then kept as they are replayed ({@link replayed}).
    */
-  static async prepare(path: string, snapshotSeq: number): Promise<SearchFile> {
-    const file = new SearchFile(path);
+  static async prepare(path: string, snapshotSeq: number, storeId: string): Promise<SearchFile> {
+    const file = new SearchFile(path, storeId);
     const covers = await readIndexCovers(path);
     file.#covers = covers !== undefined && covers >= snapshotSeq ? covers : undefined;
     return file;

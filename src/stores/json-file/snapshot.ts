@@ -23,6 +23,12 @@ export type SnapshotData = {
    * live in message files and the journal, not in the snapshot).
    */
   hint?: number;
+  /**
+   * The store's id: random, written when the store is created (or, for a store made before it
+   * existed, at its next snapshot). Files derived from the store, such as its search index, name it,
+   * so one copied in from another store is not taken for its own.
+   */
+  store?: string;
 } & { [C in CollectionName]?: readonly object[] };
 
 /**
@@ -66,9 +72,9 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       this.file,
       async (append) => {
         const slices = new Slices();
-        const { version, journalSeq, journal, hint } = data;
+        const { version, journalSeq, journal, hint, store } = data;
         await append(
-          `{\n"version": ${version},\n"journalSeq": ${journalSeq}${journal === undefined ? '' : `,\n"journal": ${journal}`}${hint === undefined ? '' : `,\n"hint": ${hint}`}`,
+          `{\n"version": ${version},\n"journalSeq": ${journalSeq}${journal === undefined ? '' : `,\n"journal": ${journal}`}${hint === undefined ? '' : `,\n"hint": ${hint}`}${store === undefined ? '' : `,\n"store": ${JSON.stringify(store)}`}`,
         );
         for (const name of COLLECTION_NAMES) {
           const records = data[name] ?? [];
@@ -90,7 +96,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
 const WHOLE_PARSE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
- * The snapshot as this adapter writes it: `{`, the `"version"`, `"journalSeq"`, `"journal"` and `"hint"` lines, then per
+ * The snapshot as this adapter writes it: `{`, the `"version"`, `"journalSeq"`, `"journal"`, `"hint"` and `"store"` lines, then per
  * collection a `"name": [` line, one record per line and a `]` line, then `}`. Undefined when the
  * file is laid out otherwise (the caller parses it whole).
  */
@@ -143,8 +149,13 @@ async function readSnapshotLines(file: string): Promise<SnapshotData | undefined
           continue;
         }
         const field = /^"(version|journalSeq|journal|hint)": (\d+),?$/.exec(line);
-        if (!field) return undefined;
-        data[field[1]!] = Number(field[2]);
+        if (field) {
+          data[field[1]!] = Number(field[2]);
+          continue;
+        }
+        const id = /^"store": "([\w-]{1,64})",?$/.exec(line);
+        if (!id) return undefined;
+        data.store = id[1];
       }
     }
   } finally {
