@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type FileHandle, open, readFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
+import { openOwnFileToRead, readOwnFile } from '../stores/json-file/own-files.js';
 import { type IndexDump, TextIndex } from './text-index.js';
 
 const MAGIC = 'conversation-model-service search index\n';
@@ -23,7 +24,7 @@ interface Header {
  * a header line, then its tables as raw bytes, with a checksum of them all. `covers` says which
  * writes of the store it holds.
  */
-export async function writeIndexFile(file: string, index: TextIndex, covers: number): Promise<void> {
+export async function writeIndexFile(file: string, index: TextIndex, covers: number, warn: (message: string) => void): Promise<void> {
   const dump = index.dump();
   const text = (value: unknown) => Buffer.from(JSON.stringify(value));
   // The dump's arrays are copies, taken now: writes go on while the file is written.
@@ -47,7 +48,7 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
   ];
   const fields = { version: VERSION, covers, sections: sections.map((s) => s.length), top: dump.pool.top, lists: dump.pool.lists };
   const header: Header = { ...fields, sha256: checksum(fields, sections) };
-  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections]);
+  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections], warn);
 }
 
 /**
@@ -58,7 +59,7 @@ export async function writeIndexFile(file: string, index: TextIndex, covers: num
 export async function readIndexCovers(file: string): Promise<number | undefined> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(file, 'r');
+    handle = await openOwnFileToRead(file);
     const head = Buffer.alloc(4096);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     const text = head.subarray(0, bytesRead).toString();
@@ -80,8 +81,8 @@ export async function readIndexCovers(file: string): Promise<number | undefined>
  */
 export async function readIndexFile(file: string): Promise<{ index: TextIndex; covers: number } | undefined> {
   try {
-    // Any failure to read it (missing, a folder, no permission) means building it again.
-    const buffer = await readFile(file);
+    // Any failure to read it (missing, a folder, a link, no permission) means building it again.
+    const buffer = await readOwnFile(file);
     if (buffer.subarray(0, MAGIC.length).toString() !== MAGIC) return undefined;
     const headerEnd = buffer.indexOf(10, MAGIC.length);
     const header = JSON.parse(buffer.subarray(MAGIC.length, headerEnd).toString()) as Header;

@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { Embedder, IndexedDocRef } from '../ports.js';
 import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
+import { openOwnFileToRead } from '../stores/json-file/own-files.js';
 import { grown } from '../typed-arrays.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
 import { FIELD_NUMBER, FIELDS, type Field } from './text-index.js';
@@ -360,7 +361,7 @@ export class VectorIndex {
     this.#madeSinceSave = 0;
     this.#savedAt = Date.now();
     const saving = this.#saving.then(() =>
-      writeVectorFile(file, snapshot).catch((error: unknown) => {
+      writeVectorFile(file, snapshot, (message) => this.#logger.warn(message)).catch((error: unknown) => {
         this.#dirty = true;
         throw error;
       }),
@@ -699,7 +700,7 @@ class TopK {
   }
 }
 
-async function writeVectorFile(file: string, snapshot: Snapshot): Promise<void> {
+async function writeVectorFile(file: string, snapshot: Snapshot, warn: (message: string) => void): Promise<void> {
   const bytes = (array: ArrayBufferView) => Buffer.from(array.buffer, array.byteOffset, array.byteLength);
   const sections = [
     Buffer.from(JSON.stringify(snapshot.ids)),
@@ -719,7 +720,7 @@ async function writeVectorFile(file: string, snapshot: Snapshot): Promise<void> 
     sha256: hash.digest('hex'),
   };
   // Readable by its owner alone: the names and ids it holds are of people's conversations.
-  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections]);
+  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections], warn);
 }
 
 /** Hashes a buffer a chunk at a time, letting other work run between chunks. */
@@ -741,7 +742,7 @@ async function readVectorFile(
 ): Promise<(Omit<Snapshot, 'model'> & { count: number }) | { reason: string } | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(file, 'r');
+    handle = await openOwnFileToRead(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

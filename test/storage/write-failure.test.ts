@@ -5,6 +5,7 @@
  * rotation (no file descriptor left, say) fails only the compaction that asked for it.
  */
 
+import { constants } from 'node:fs';
 import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -21,7 +22,9 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return {
     ...fs,
     open: async (...args: Parameters<typeof fs.open>) => {
-      if (!String(args[0]).includes('.journal-')) return fs.open(...args);
+      // Journal files opened for writing (created if missing), not those read at the start.
+      const writing = typeof args[1] === 'number' ? (args[1] & constants.O_CREAT) !== 0 : /[wa]/.test(String(args[1]));
+      if (!String(args[0]).includes('.journal-') || !writing) return fs.open(...args);
       if (disk.failOpens && disk.opened > 0) throw Object.assign(new Error('too many open files'), { code: 'EMFILE' });
       disk.opened++;
       const handle = await fs.open(...args);

@@ -4,6 +4,7 @@ import { Slices } from '../../slices.js';
 import { hintPath, type MessageReader, messageFilePath, writeHint, writeMessageFile } from './message-files.js';
 import type { Location } from './message-index.js';
 import type { CapturedMessage, CapturedMessages } from './message-store.js';
+import type { Warn } from './own-files.js';
 
 /** What a compaction wrote for the messages. */
 export interface WrittenMessageFiles {
@@ -32,6 +33,7 @@ export async function writeMessageFiles(
   reader: MessageReader,
   journalSeq: number,
   currentMessageFiles: readonly number[],
+  warn: Warn,
 ): Promise<WrittenMessageFiles> {
   const slices = new Slices();
   // Live bytes per message file: a file less than half alive is copied out, so dead records do not pile up.
@@ -57,7 +59,7 @@ export async function writeMessageFiles(
   const moved: (readonly [CapturedMessage, Location])[] = [];
   const newPlace = new Map<CapturedMessage, Location>();
   if (copies.length > 0) {
-    const locations = await writeMessageFile(messageFilePath(file, index), index, texts(copies, reader), slices);
+    const locations = await writeMessageFile(messageFilePath(file, index), index, texts(copies, reader), warn, slices);
     copies.forEach((message, i) => {
       moved.push([message, locations[i]!]);
       newPlace.set(message, locations[i]!);
@@ -92,7 +94,7 @@ export async function writeMessageFiles(
     }
   const messageFiles = [...files].sort((a, b) => a - b);
   const target = hintPath(file, index);
-  await writeHint(target, { version: 5, journalSeq, messageFiles, backupMessageFiles: currentMessageFiles }, lines(), slices);
+  await writeHint(target, { version: 5, journalSeq, messageFiles, backupMessageFiles: currentMessageFiles }, lines(), warn, slices);
   const hintBytes = await stat(target).then(
     (stats) => stats.size,
     () => 0,

@@ -1,6 +1,7 @@
-import { open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeAll } from './journal.js';
+import { createOwnFile, type Warn } from './own-files.js';
 
 /**
  * Flushes a folder's entry table, so a rename or a new file inside it survives a power cut.
@@ -23,17 +24,18 @@ const isUnsupported = (error: unknown) => ['EISDIR', 'EPERM', 'EINVAL', 'EBADF']
 /**
  * Replaces `file` atomically with what `write` puts in a temporary sibling: write, flush, keep the
  * old file as `backup` (when given), rename into place, flush the folder. A crash at any point
- * leaves either the old file or the new one, never a mix.
+ * leaves either the old file or the new one, never a mix. The temporary file is made anew (an
+ * entry in its place is removed, said through `warn`, never written through).
  */
 export async function replaceFileAtomically(
   file: string,
   write: (append: (chunk: string) => Promise<void>) => Promise<void>,
+  warn: Warn,
   backup?: string,
 ): Promise<void> {
   const temporary = `${file}.tmp`;
-  // Readable by its owner alone: it holds people's conversations.
-  const handle = await open(temporary, 'w', 0o600);
-  try {
+  // The previous snapshot stays until the rename; a half-written one is removed (writeNewFile).
+  await writeNewFile(temporary, warn, async (handle) => {
     let buffered: string[] = [];
     let size = 0;
     const drain = async () => {
@@ -50,14 +52,7 @@ export async function replaceFileAtomically(
       if (size >= 1 << 20) await drain();
     });
     await drain();
-    await handle.sync();
-  } catch (error) {
-    // The previous snapshot stays; a half-written one must not be taken for it later.
-    await rm(temporary, { force: true });
-    throw error;
-  } finally {
-    await handle.close();
-  }
+  });
   if (backup)
     await rename(file, backup).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
@@ -67,27 +62,38 @@ export async function replaceFileAtomically(
 }
 
 /**
- * Replaces `file` atomically with `buffers` (a temporary sibling readable by its owner alone,
- * written a MiB at a time, flushed, renamed into place, the folder flushed): a crash leaves the old
- * file or the new one. For derived files such as the search index and its vectors.
+ * Replaces `file` atomically with `buffers` (a temporary sibling made anew, readable by its owner
+ * alone, written a MiB at a time, flushed, renamed into place, the folder flushed): a crash leaves
+ * the old file or the new one. For derived files such as the search index and its vectors.
  */
-export async function writeBuffersAtomically(file: string, buffers: readonly Uint8Array[]): Promise<void> {
+export async function writeBuffersAtomically(file: string, buffers: readonly Uint8Array[], warn: Warn): Promise<void> {
   const temporary = `${file}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
-  try {
+  await writeNewFile(temporary, warn, async (handle) => {
     for (const buffer of buffers)
       for (let at = 0; at < buffer.length; at += CHUNK)
         await writeAll(handle, [Buffer.from(buffer.buffer, buffer.byteOffset + at, Math.min(CHUNK, buffer.length - at))]);
-    await handle.sync();
+  });
+  await rename(temporary, file);
+  await syncFolder(path.dirname(file));
+}
+
+/**
+ * Writes `target`, a new file readable by its owner alone (see own-files.ts: an entry in its place
+ * is removed, never written through), with `write`, and flushes it. A failure (a full disk, say)
+ * removes what was written: nothing partial is left to pile up, or to be taken for a whole file.
+ * The caller flushes the folder once the file has its final name.
+ */
+export async function writeNewFile(target: string, warn: Warn, write: (handle: FileHandle) => Promise<void>): Promise<void> {
+  const handle = await createOwnFile(target, warn);
+  try {
+    await write(handle);
+    await handle.datasync();
   } catch (error) {
-    // The file before stays; a half-written one must not be taken for it.
     await handle.close().catch(() => undefined);
-    await rm(temporary, { force: true });
+    await rm(target, { force: true });
     throw error;
   }
   await handle.close();
-  await rename(temporary, file);
-  await syncFolder(path.dirname(file));
 }
 
 /** Bytes written at once: the event loop gets a turn between them. */

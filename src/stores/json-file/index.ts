@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
@@ -9,7 +9,9 @@ import { Slices } from '../../slices.js';
 import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
 import { recordProblem } from '../record-checks.js';
 import { pageOfRows, RecordTables } from '../record-tables.js';
+import { Backoff } from './backoff.js';
 import { writeMessageFiles } from './compaction.js';
+import { checkFolderEntries } from './folder-entries.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { encodeEntryInSlices, type JournalChange, JournalWriter, type RecordSpan, readJournal } from './journal.js';
 import { hintPath, journalPath, messageFilePath, readHint } from './message-files.js';
@@ -17,7 +19,7 @@ import { MessageStore } from './message-store.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
 import { SearchFile } from './search-file.js';
-import { type SnapshotData, SnapshotFile } from './snapshot.js';
+import { readSnapshotHint, type SnapshotData, SnapshotFile } from './snapshot.js';
 
 export { JSON_FILE_FORMAT_VERSION };
 
@@ -71,11 +73,18 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const file = path.resolve(options.file);
   const folder = path.dirname(file);
   const logger = options.logger ?? console;
+  const warn = (message: string) => logger.warn(message);
   const durable = (options.durability ?? 'fsync') === 'fsync';
   const compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
   // Only its owner may enter: the folder holds people's conversations.
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const lock = await acquireFolderLock(`${file}.lock`, folder, { takeOver: options.takeOverLock ?? false });
+  try {
+    await checkFolderEntries(file, warn);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
 
   const tables = new RecordTables();
   // The full-text index of messages, names and annotations, saved beside the snapshot at each compaction.
@@ -101,7 +110,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // Messages still in the snapshot (a store of version 4): moved to a message file before open answers.
   let migrating = false;
   // Lowdb holds the snapshot: its adapter streams, flushes and renames it into place.
-  const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`), emptySnapshot());
+  const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`, warn), emptySnapshot());
   try {
     const loaded = await loadSnapshot(snapshot, file, tables, messages);
     migrating = loaded.migrating;
@@ -181,7 +190,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     }
     // Writes go on in the last file (each file's lines are whole now), or a first one.
     journalIndex = journals.at(-1)?.index ?? 1;
-    writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex);
+    writer = opened = await JournalWriter.open(journalPath(file, journalIndex), durable, journalIndex, warn);
     // A new store names its first journal file in a snapshot at once: from then on, no journal
     // file can go missing unnoticed.
     if (loaded.source === undefined && journals.length === 0) {
@@ -225,6 +234,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   writer.onFailure = rollBack;
   let snapshotBytes = (await sizeOf(file)) + (hint === undefined ? 0 : await sizeOf(hintPath(file, hint)));
 
+  // After a failed compaction (a full disk, say), the writes that would start another wait a while,
+  // longer after each failure: one try per write would fill the disk with attempts and the log with
+  // their warnings. A start, a migration and a close try at once.
+  const retry = new Backoff();
+
   /** Writes a snapshot of everything committed so far and drops the files it makes redundant. */
   function compact(): Promise<void> {
     compaction ??= foldJournal();
@@ -232,6 +246,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   }
 
   async function foldJournal(): Promise<void> {
+    // Files this compaction made, removed again if it fails before the snapshot names them.
+    let made: string[] = [];
     try {
       const foldedSeq = seq;
       const nextIndex = journalIndex + 1;
@@ -243,13 +259,21 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       // snapshot captured above holds only what the disk holds (if one fails, this rejects).
       await writer.rotate(journalPath(file, nextIndex), nextIndex);
       journalIndex = nextIndex;
-      const written = await writeMessageFiles(file, nextIndex, plan, conversations, messages.reader, foldedSeq, messageFiles);
+      made = [messageFilePath(file, nextIndex), hintPath(file, nextIndex)];
+      const written = await writeMessageFiles(file, nextIndex, plan, conversations, messages.reader, foldedSeq, messageFiles, warn);
       // The snapshot being replaced becomes the backup: the journals from the one it names on must stay.
       const backupJournal = snapshotJournal;
       const previousHint = hint;
       // Before the snapshot: an index that covers the journal entries the snapshot folds.
       await searchFile?.save(foldedSeq, logger);
-      await snapshot.write();
+      await snapshot.write().catch(async (error: unknown) => {
+        // Renamed into place but not flushed (the folder's flush failed): the snapshot on disk names
+        // the new files, which must then stay.
+        if ((await readSnapshotHint(file)) === nextIndex) made = [];
+        throw error;
+      });
+      made = [];
+      retry.succeeded();
       for (const [message, to] of written.moved) messages.moved(message, to);
       snapshotSeq = foldedSeq;
       snapshotJournal = nextIndex;
@@ -263,8 +287,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
         hints: new Set([nextIndex, previousHint].filter((index) => index !== undefined)),
       });
     } catch (error) {
-      // The journals are kept, so nothing is lost; the next compaction tries again.
-      logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message}`);
+      // The journals are kept, so nothing is lost; a later compaction tries again.
+      // (Not read yet: the keydir points into them only once the snapshot is written.)
+      for (const partial of made) await rm(partial, { force: true }).catch(() => undefined);
+      retry.failed();
+      logger.warn(`Could not write the snapshot ${file}: ${(error as Error).message} (tried again ${retry.describe()}).`);
     } finally {
       // Let go of the captured records, written or not.
       snapshot.data = emptySnapshot();
@@ -376,7 +403,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       searchFile?.apply(changes, logger);
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
-      if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes)) void compact();
+      if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes) && retry.due()) void compact();
       return applied.result;
     },
     close,

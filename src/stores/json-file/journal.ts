@@ -1,9 +1,10 @@
-import { type FileHandle, open, readFile, truncate, unlink } from 'node:fs/promises';
+import { type FileHandle, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
 import { syncFolder } from './durable-fs.js';
+import { createOwnFile, openOwnFileToAppend, readOwnFile, truncateOwnFile, type Warn } from './own-files.js';
 import type { RecordPatch } from './record-patch.js';
 
 /**
@@ -140,17 +141,22 @@ export class JournalWriter {
     private readonly durable: boolean,
     /** The number of the journal file lines go to now. */
     public index: number,
+    private readonly warn: Warn,
   ) {
     this.#handle = handle;
   }
 
-  /** Opens `file`, journal number `index`, to append to it, creating it if missing; its lines must all be whole. */
-  static async open(file: string, durable: boolean, index: number): Promise<JournalWriter> {
-    const handle = await open(file, 'a', 0o600);
+  /**
+   * Opens `file`, journal number `index`, to append to it, creating it if missing; its lines must
+   * all be whole. A link in its place is refused (see own-files.ts); `warn` says what a rotation
+   * found in the place of the next file.
+   */
+  static async open(file: string, durable: boolean, index: number, warn: Warn): Promise<JournalWriter> {
+    const handle = await openOwnFileToAppend(file);
     try {
       // A new file's name must be on disk too, or its flushed lines could vanish with it.
       if (durable) await syncFolder(path.dirname(file));
-      const writer = new JournalWriter(handle, durable, index);
+      const writer = new JournalWriter(handle, durable, index, warn);
       writer.bytes = (await handle.stat()).size;
       return writer;
     } catch (error) {
@@ -272,7 +278,8 @@ export class JournalWriter {
    * nowhere (only an empty file, which the next start writes to).
    */
   async #rotate({ file, index }: { file: string; index: number }): Promise<void> {
-    const next = await open(file, 'a', 0o600);
+    // A new file: nothing the journal has not written may stand in its place.
+    const next = await createOwnFile(file, this.warn);
     try {
       // Flushed whatever the durability: after a power cut, a trailer naming a file whose name was
       // lost would stop the next start, where losing the last writes is all that mode allows.
@@ -309,7 +316,7 @@ export interface JournalContents {
  * that does not parse is corruption: an error names the file, line and byte offset.
  */
 export async function readJournal(path: string, isLast: boolean): Promise<JournalContents> {
-  const buffer = await readFile(path);
+  const buffer = await readOwnFile(path);
   const entries: JournalEntry[] = [];
   let offset = 0;
   let line = 0;
@@ -339,7 +346,7 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
           `The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse. Nothing was changed; see the README on recovery.`,
         );
       }
-      await truncate(path, offset);
+      await truncateOwnFile(path, offset);
       return { entries, continuedIn, tornAt: { line, offset } };
     }
     if (entry) {

@@ -1,10 +1,10 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { closeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { Slices } from '../../slices.js';
-import { syncFolder } from './durable-fs.js';
+import { syncFolder, writeNewFile } from './durable-fs.js';
 import { writeAll } from './journal.js';
 import type { Location } from './message-index.js';
+import { openOwnFileToReadSync, readOwnFile, type Warn } from './own-files.js';
 
 /** Paths of the store's files, all beside the snapshot `file`. */
 export const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
@@ -109,7 +109,7 @@ export class MessageReader {
     if (length > this.#scratch.length) this.#scratch = Buffer.allocUnsafe(Math.max(length, this.#scratch.length * 2));
     const buffer = this.#scratch.subarray(0, length);
     let handle = this.#handles.get(file);
-    if (handle === undefined) this.#handles.set(file, (handle = openSync(this.pathOf(file), 'r')));
+    if (handle === undefined) this.#handles.set(file, (handle = openOwnFileToReadSync(this.pathOf(file))));
     let read = 0;
     while (read < length) {
       const got = readSync(handle, buffer, read, length - read, offset + read);
@@ -130,13 +130,18 @@ export class MessageReader {
 }
 
 /**
- * Writes a message file: one record per line, as the journal wrote them. Answers each record's
- * location, index for index, once the file is flushed to disk.
+ * Writes a message file, a new one (see own-files.ts): one record per line, as the journal wrote
+ * them. Answers each record's location, index for index, once the file is flushed to disk.
  */
-export async function writeMessageFile(target: string, index: number, texts: Iterable<string>, slices = new Slices()): Promise<Location[]> {
-  const handle = await open(target, 'w', 0o600);
+export async function writeMessageFile(
+  target: string,
+  index: number,
+  texts: Iterable<string>,
+  warn: Warn,
+  slices = new Slices(),
+): Promise<Location[]> {
   const locations: Location[] = [];
-  try {
+  await writeNewFile(target, warn, async (handle) => {
     let offset = 0;
     let chunk: Buffer[] = [];
     let chunkBytes = 0;
@@ -154,10 +159,7 @@ export async function writeMessageFile(target: string, index: number, texts: Ite
       if (slices.due) await slices.next();
     }
     await writeAll(handle, chunk);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+  });
   await syncFolder(path.dirname(target));
   return locations;
 }
@@ -196,7 +198,7 @@ export interface HintLine {
 export async function readHint(target: string, onLine: (line: HintLine, lineNumber: number) => void): Promise<HintHeader> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(target);
+    bytes = await readOwnFile(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new Error(
@@ -235,10 +237,15 @@ export async function readHint(target: string, onLine: (line: HintLine, lineNumb
   return header!;
 }
 
-/** Writes a hint file and flushes it. */
-export async function writeHint(target: string, header: HintHeader, lines: Iterable<string>, slices = new Slices()): Promise<void> {
-  const handle = await open(target, 'w', 0o600);
-  try {
+/** Writes a hint file, a new one (see own-files.ts), and flushes it. */
+export async function writeHint(
+  target: string,
+  header: HintHeader,
+  lines: Iterable<string>,
+  warn: Warn,
+  slices = new Slices(),
+): Promise<void> {
+  await writeNewFile(target, warn, async (handle) => {
     let chunk = `${JSON.stringify(header)}\n`;
     for (const line of lines) {
       chunk += `${line}\n`;
@@ -249,9 +256,6 @@ export async function writeHint(target: string, header: HintHeader, lines: Itera
       if (slices.due) await slices.next();
     }
     await writeAll(handle, [Buffer.from(chunk)]);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+  });
   await syncFolder(path.dirname(target));
 }

@@ -89,7 +89,7 @@ export class SearchFile {
     } while (store.rollBacks() !== started);
     // A new store's index is written by its first compaction: there is nothing to save yet.
     if (index.index.size > 0 && !this.#saved && !store.closed()) {
-      await writeIndexFile(this.path, index.index, seq).then(
+      await writeIndexFile(this.path, index.index, seq, (message) => store.logger.warn(message)).then(
         // Undone writes since the build: the file may hold one; the next start builds again.
         () => (store.rollBacks() !== started ? rm(this.path, { force: true }) : undefined),
         (error: Error) => store.logger.warn(`Could not write the search index ${this.path}: ${error.message}`),
@@ -120,7 +120,7 @@ export class SearchFile {
     if (this.#broken) return;
     const index = await this.#index?.ready.catch(() => undefined);
     if (!index) return;
-    await writeIndexFile(this.path, index.index, seq).then(
+    await writeIndexFile(this.path, index.index, seq, (message) => logger.warn(message)).then(
       () => {
         this.#saved = true;
       },

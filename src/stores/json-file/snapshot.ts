@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Adapter } from 'lowdb';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
@@ -7,6 +6,7 @@ import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
 import { replaceFileAtomically } from './durable-fs.js';
 import { JSON_FILE_FORMAT_VERSION } from './migrations.js';
+import { openOwnFileToRead, type Warn } from './own-files.js';
 
 /** The snapshot file: every collection as an array of records, one record per line. */
 export type SnapshotData = {
@@ -41,6 +41,8 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     readonly file: string,
     /** Where the previous snapshot goes when a new one is written; none when only reading. */
     readonly backup?: string,
+    /** Where a write says it removed an entry found in the place of its temporary file. */
+    readonly warn: Warn = (message) => console.warn(message),
   ) {}
 
   /**
@@ -50,21 +52,29 @@ export class SnapshotFile implements Adapter<SnapshotData> {
    * hand) is parsed whole, when it is small enough.
    */
   async read(): Promise<SnapshotData | null> {
-    let size: number;
-    try {
-      size = (await stat(this.file)).size;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
-    const byLines = await readSnapshotLines(this.file);
+    // Once: read by lines, then (laid out otherwise) whole, from the same file.
+    const open = () =>
+      openOwnFileToRead(this.file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+    const lines = await open();
+    if (!lines) return null;
+    const size = (await lines.stat()).size;
+    const byLines = await readSnapshotLines(lines, this.file);
     if (byLines) return byLines;
     if (size > WHOLE_PARSE_MAX_BYTES) {
       throw new Error(
         `The snapshot ${this.file} is not laid out one record per line, and is too large (${size} bytes) to read whole. Nothing was changed; see the README on recovery.`,
       );
     }
-    return parseSnapshot(await readFile(this.file, 'utf8'), this.file);
+    const whole = await open();
+    if (!whole) return null;
+    try {
+      return parseSnapshot(await whole.readFile('utf8'), this.file);
+    } finally {
+      await whole.close();
+    }
   }
 
   async write(data: SnapshotData): Promise<void> {
@@ -87,8 +97,23 @@ export class SnapshotFile implements Adapter<SnapshotData> {
         }
         await append('\n}\n');
       },
+      this.warn,
       this.backup,
     );
+  }
+}
+
+/** The hint file the snapshot on disk names (from its first lines), or undefined when it names none or cannot be read. */
+export async function readSnapshotHint(file: string): Promise<number | undefined> {
+  const handle = await openOwnFileToRead(file).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const hint = /^"hint": (\d+),?$/m.exec(head.toString('utf8', 0, bytesRead))?.[1];
+    return hint === undefined ? undefined : Number(hint);
+  } finally {
+    await handle.close();
   }
 }
 
@@ -100,13 +125,15 @@ const WHOLE_PARSE_MAX_BYTES = 256 * 1024 * 1024;
  * collection a `"name": [` line, one record per line and a `]` line, then `}`. Undefined when the
  * file is laid out otherwise (the caller parses it whole).
  */
-async function readSnapshotLines(file: string): Promise<SnapshotData | undefined> {
+async function readSnapshotLines(handle: FileHandle, file: string): Promise<SnapshotData | undefined> {
   const data: Record<string, unknown> = {};
   let collection: CollectionName | undefined;
   let records: object[] = [];
   let lineNumber = 0;
   let state: 'start' | 'header' | 'records' | 'end' = 'start';
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  // The stream closes the handle when it ends or is destroyed.
+  const input = handle.createReadStream({ encoding: 'utf8' });
+  const lines = createInterface({ input, crlfDelay: Infinity });
   try {
     for await (const raw of lines) {
       lineNumber++;
@@ -160,6 +187,7 @@ async function readSnapshotLines(file: string): Promise<SnapshotData | undefined
     }
   } finally {
     lines.close();
+    input.destroy();
   }
   return state === 'end' && typeof data.version === 'number' ? (data as SnapshotData) : undefined;
 }
