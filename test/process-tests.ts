@@ -29,6 +29,7 @@ export const PROCESS_TESTS = [
   'test/storage/durability.test.ts', // a process that died, for its pid
   'test/storage/lock-identity.test.ts', // processes whose pids a lock names
   'test/storage/lock-race.test.ts', // a process that died, for its pid
+  'test/storage/planted-entries.test.ts', // mkfifo
   'test/runtimes/llama-cpp.test.ts', // GGUF runner processes
   'test/runtimes/llama-failures.test.ts', // GGUF runner processes that abort or are killed
   'test/runtimes/llama-failures-process.test.ts', // the command's serve, with a GGUF runner

@@ -1,16 +1,17 @@
 /**
  * A real full disk: the store on a small tmpfs, written until the disk is full. Writes the disk
  * cannot hold fail cleanly and change nothing, reads go on, writing works again once space is
- * freed (no restart), and reopening finds every acknowledged write. Needs root to mount a tmpfs;
+ * freed (no restart), and reopening finds every acknowledged write; a compaction the disk cannot
+ * hold leaves no partial file and is not tried on every write. Needs root to mount a tmpfs;
  * elsewhere the test is skipped, saying so.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createHonoRouter } from '../../adapters/hono/index.js';
 import { createJsonFileRepository, createService, isServiceError } from '../../src/index.js';
-import { conversationRecord } from '../helpers/records.js';
+import { conversationRecord, messageRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const mountPoint = path.join(await tempDir('cms-full-disk-'), 'disk');
@@ -102,5 +103,64 @@ describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
     } finally {
       await service.close();
     }
+  });
+
+  it('a compaction the disk cannot hold (at a close, at a start, then on writes) leaves no partial file, and waits to try again', async () => {
+    const file = path.join(mountPoint, 'compacting', 'db.json');
+    const filler = path.join(mountPoint, 'filler');
+    await mkdir(path.dirname(file));
+    const warnings: string[] = [];
+    const logger = { warn: (warning: string) => warnings.push(warning) };
+    const tries = () => warnings.filter((warning) => /Could not write the snapshot/.test(warning));
+    const partials = async () => (await readdir(path.dirname(file))).filter((name) => /\.(messages|hint)-\d+$|\.tmp$/.test(name));
+    // ~240 KiB of messages in the journal, not folded yet (the threshold is far off).
+    const first = await createJsonFileRepository({ file, logger });
+    const ids = Array.from({ length: 60 }, (_, i) => `m${i}`);
+    await first.transact((tx) => tx.put('conversations', { ...conversationRecord('c'), messages: ids }));
+    for (const id of ids)
+      await first.transact((tx) => tx.put('messages', { ...messageRecord(id, 'c'), fragment: { string: { raw: 'x'.repeat(4_000) } } }));
+    // The disk keeps 48 KiB free: room for journal lines, not for a message file of ~240 KiB.
+    await writeFile(filler, Buffer.alloc(0));
+    for (let size = 256 * 1024; size >= 4096; size /= 2) {
+      for (;;) {
+        try {
+          await appendFile(filler, Buffer.alloc(size));
+        } catch {
+          break;
+        }
+      }
+    }
+    await truncate(filler, Math.max(0, (await stat(filler)).size - 48 * 1024));
+
+    // The close folds the journal: the message file does not fit; what was written is removed.
+    await first.close();
+    expect(tries()).toHaveLength(1);
+    expect(await partials()).toEqual([]);
+
+    // The clock stands still: whatever the machine's speed, no wait is over during the writes below.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const second = await createJsonFileRepository({ file, compactAfterBytes: 1, logger });
+      // The start folds the journal too, in the background: it fails the same way.
+      await vi.waitFor(() => expect(tries()).toHaveLength(2), { timeout: 10_000, interval: 20 });
+      expect(await partials()).toEqual([]);
+      expect(tries()[1]).toMatch(/tried again in 1 s at the earliest/);
+      // Each small write (they fit) would start a compaction; after a failure they wait instead.
+      for (let i = 0; i < 20; i++) await second.transact((tx) => tx.put('conversations', conversationRecord(`after-${i}`)));
+      expect(tries()).toHaveLength(2);
+      expect(await partials()).toEqual([]);
+
+      // Space returns: the close folds the journal, and every write is there after a restart.
+      await rm(filler);
+      await second.close();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(tries()).toHaveLength(2);
+    const third = await createJsonFileRepository({ file, logger });
+    expect((await third.read((view) => view.getMany('messages', ids))).filter(Boolean)).toHaveLength(60);
+    expect(await third.read((view) => view.count('conversations'))).toBe(21);
+    await third.close();
+    await rm(path.dirname(file), { recursive: true });
   });
 });
