@@ -23,7 +23,14 @@ export type ErrorCode =
    * The disk is full (or over its quota): the write was refused and nothing of it was kept. Reads
    * go on; writes work again once space is freed.
    */
-  | 'INSUFFICIENT_STORAGE';
+  | 'INSUFFICIENT_STORAGE'
+  /**
+   * A stored record's bytes are damaged on disk (they fail their checksum, or do not parse): the
+   * error names the file, the byte offset and the record. Not the caller's fault, and not a bug
+   * of the service: the data must be repaired or restored (see the README on recovery). Lists and
+   * searches leave such records out and name them in their `skipped` instead.
+   */
+  | 'DATA_DAMAGED';
 
 /** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
 export interface InputIssue {
@@ -43,6 +50,23 @@ export interface ServiceErrorDetails {
   readonly existingId?: string;
   /** For limits: the most the service accepts. */
   readonly limit?: number;
+  /** For damaged data: the file (its name in the store's folder) where the damage is. */
+  readonly file?: string;
+  /** For damaged data: the byte offset in `file` of the damaged record or line. */
+  readonly offset?: number;
+  /** For damaged data met by a read of many records: every damaged one among them, when there are more than one. */
+  readonly damaged?: readonly DamagedRecord[];
+}
+
+/** A record found damaged on disk: which, where, and what is wrong (the message a read of it answers). */
+export interface DamagedRecord {
+  /** The kind of record, e.g. `message`. */
+  readonly resource: string;
+  readonly id: string;
+  /** The file (its name in the store's folder) and the byte offset where the damage was found. */
+  readonly file: string;
+  readonly offset: number;
+  readonly message: string;
 }
 
 const BRAND = Symbol.for('conversation-model-service.error');
@@ -88,6 +112,20 @@ export function isNoSpaceError(error: unknown): boolean {
     if (typeof code === 'string' && NO_SPACE_CODES.has(code)) return true;
   }
   return false;
+}
+
+/** DATA_DAMAGED for `records` (at least one), named after the first. */
+export function dataDamaged(records: readonly DamagedRecord[]): ServiceError {
+  const [first] = records;
+  if (!first) throw new TypeError('dataDamaged needs at least one damaged record.');
+  const more = records.length > 1 ? ` (and ${records.length - 1} more damaged ${first.resource}s read with it)` : '';
+  return new ServiceError('DATA_DAMAGED', `${first.message}${more}`, {
+    resource: first.resource,
+    id: first.id,
+    file: first.file,
+    offset: first.offset,
+    ...(records.length > 1 ? { damaged: records } : {}),
+  });
 }
 
 export const invalidInput = (message: string, issues: readonly InputIssue[] = []): ServiceError =>

@@ -1,4 +1,12 @@
-export { type ErrorCode, type InputIssue, isServiceError, ServiceError, type ServiceErrorDetails } from './errors.js';
+export {
+  type DamagedRecord,
+  type ErrorCode,
+  type InputIssue,
+  isServiceError,
+  ServiceError,
+  type ServiceErrorDetails,
+} from './errors.js';
+export type { ServiceHealth } from './health.js';
 export type * from './inputs.js';
 export { LIMITS } from './limits.js';
 export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
@@ -14,6 +22,7 @@ export type {
   ChatMessage,
   ChatOptions,
   ConversationHit,
+  DamagedFile,
   Embedder,
   Field,
   IndexedDocRef,
@@ -26,6 +35,7 @@ export type {
   ReadView,
   RecordChange,
   Repository,
+  StoreHealth,
   Summarizer,
   SummarizerMessage,
   SummarizerModelInfo,

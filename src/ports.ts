@@ -28,9 +28,17 @@ export interface Page<T> {
  * one. Every read is async, so a store may serve it from disk, an index or a database.
  */
 export interface ReadView {
-  /** The record with this id, or undefined. */
+  /**
+   * The record with this id, or undefined. A store that finds the record damaged on disk rejects
+   * with ServiceError `DATA_DAMAGED` naming it (details `file`, `offset`, `id`).
+   */
   get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>;
-  /** The records with these ids, index for index (undefined where one is missing). */
+  /**
+   * The records with these ids, index for index (undefined where one is missing). A store that
+   * finds any of them damaged on disk rejects with ServiceError `DATA_DAMAGED`, whose
+   * `details.damaged` names every damaged one among them, so a caller can read the rest again
+   * without them (see `readSkippingDamaged`).
+   */
   getMany<C extends CollectionName>(collection: C, ids: readonly string[]): Promise<(Collections[C] | undefined)[]>;
   /** A page of the collection's records, in insertion order (all of them without `limit`). */
   list<C extends CollectionName>(collection: C, page?: PageRequest): Promise<Page<Collections[C]>>;
@@ -83,6 +91,37 @@ export interface Repository {
    * reading every record once, at its first search, and keeps up to date from its transactions.
    */
   readonly search?: TextSearch;
+  /**
+   * What the store knows of the soundness of what it holds, from memory (no I/O): a store that
+   * checks its files (the JSON-file store checks every message's checksum after it opens) says how
+   * far the check got and which files it found damaged. `service.health()` answers it.
+   */
+  health?(): StoreHealth;
+}
+
+/** A store's check of what it holds (see {@link Repository.health}). */
+export interface StoreHealth {
+  /** The check of every stored record that starts with the store, in the background: how far it got. */
+  readonly check: {
+    readonly state: 'running' | 'done' | 'stopped';
+    /** Records checked so far, of `total` (what the store held when the check began). */
+    readonly checked: number;
+    readonly total: number;
+  };
+  /** Files in which damage was found (by the check, by reads, or at open), by name; empty when none. */
+  readonly damaged: readonly DamagedFile[];
+}
+
+/** A file of the store in which damage was found. */
+export interface DamagedFile {
+  /** The file's name, in the store's folder. */
+  readonly file: string;
+  /** Damaged places (records or lines) found in it, and the byte offset of the first. */
+  readonly places: number;
+  readonly firstOffset: number;
+  /** Records that cannot be read because of it (a damaged hint line loses where its records are), and the first ids among them. */
+  readonly records: number;
+  readonly ids: readonly string[];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readSkippingDamaged, type SkippedRecord } from './damaged-records.js';
 import { appendId } from './id-lists.js';
 import type { ReadView, Transaction } from './ports.js';
 import type { AnnotationRecord, CollectionName } from './records.js';
@@ -138,7 +139,11 @@ export async function deleteRecord(tx: Transaction, collection: CollectionName, 
   while (pending.length > 0) {
     const [c, ids] = pending.pop()!;
     const fresh = ids.filter((i) => !isDoomed(c, i));
-    const found = (await tx.getMany(c, fresh)) as (Fields | undefined)[];
+    const skipped: SkippedRecord[] = [];
+    const found = (await readSkippingDamaged(tx, c, fresh, skipped)) as (Fields | undefined)[];
+    // A record damaged on disk (a message of a conversation being deleted) goes too: what it
+    // linked to cannot be read, and what links to it is being deleted with it.
+    for (const { id: damagedId } of skipped) found[fresh.indexOf(damagedId)] = { id: damagedId };
     let records = doomed.get(c);
     if (!records) doomed.set(c, (records = new Map()));
     for (const [index, record] of found.entries()) {
@@ -176,8 +181,8 @@ export async function deleteRecord(tx: Transaction, collection: CollectionName, 
     }
   }
   for (const [messageId, message] of doomed.get('messages') ?? []) {
-    const conversation = message.conversation as string;
-    if (isDoomed('conversations', conversation)) continue;
+    const conversation = message.conversation as string | undefined;
+    if (conversation === undefined || isDoomed('conversations', conversation)) continue;
     for (const annotationId of await coveringAnnotations(tx, conversation, messageId)) {
       if (!isDoomed('annotations', annotationId)) remove(COVERAGE, annotationId, messageId);
     }
@@ -185,7 +190,8 @@ export async function deleteRecord(tx: Transaction, collection: CollectionName, 
   for (const [c, records] of doomed) for (const recordId of records.keys()) tx.delete(c, recordId);
   for (const [c, byRecord] of removals) {
     const ids = [...byRecord.keys()];
-    const records = (await tx.getMany(c, ids)) as (Fields | undefined)[];
+    // One that is damaged on disk cannot be rewritten: it keeps naming what goes (a dangling id).
+    const records = (await readSkippingDamaged(tx, c, ids, [])) as (Fields | undefined)[];
     for (const [index, otherId] of ids.entries()) {
       let record = records[index];
       if (!record) continue;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { healthOf, type ServiceHealth } from './health.js';
 import type {
   ConversationSummarizeInput,
   ConversationUpdateInput,
@@ -196,6 +197,12 @@ export interface Service extends LinkMethods {
   createAnnotation(seed: SeededAnnotationInput): Promise<Annotation>;
   listAnnotations(options?: ListOptions): Promise<ListOf<Annotation>>;
   deleteAnnotation(annotation: string): Promise<void>;
+  /**
+   * Whether what the service stores is sound: `status` is `ok`, or `damaged` once stored data was
+   * found damaged, with the store's check (how far it got, which files are damaged, where) when
+   * the store keeps one. What `GET /.well-known/health` answers, as text.
+   */
+  health(): Promise<ServiceHealth>;
   /** Finishes pending writes and releases the data folder. */
   close(): Promise<void>;
 }
@@ -321,6 +328,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     createAnnotation: annotations.create,
     listAnnotations: annotations.list,
     deleteAnnotation: annotations.delete,
+    health: async () => healthOf(store),
     close: async () => {
       await vectors?.close();
       await ctx.downloads?.close();

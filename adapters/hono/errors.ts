@@ -15,6 +15,11 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
   INSUFFICIENT_STORAGE: 507,
+  // Stored data is damaged: neither the client's fault (4xx) nor a bug of the service (500, which
+  // this service keeps for bugs). 503 says the service cannot answer this now, on its side, and
+  // that the same request can succeed later (once the data is repaired or restored); the body's
+  // code and its `file` and `offset` say what is damaged. No Retry-After: a retry soon fails alike.
+  DATA_DAMAGED: 503,
 };
 
 /** Per-route exceptions to the table, set by a route before it calls the service. */

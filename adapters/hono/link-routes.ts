@@ -74,7 +74,8 @@ export function linkRoutes(): Route[] {
             tag: 'Conversation links',
             summary: `${linking ? 'Link' : 'Unlink'} ${label} ${linking ? 'to' : 'from'} a conversation${verb === 'delete' ? ' (the older name of disassociate)' : ''}.`,
             answer: 'none',
-            errors: ['NOT_FOUND'],
+            // A message damaged on disk cannot be linked or unlinked (its record is rewritten).
+            errors: kind === 'groundingMessage' ? ['NOT_FOUND', 'DATA_DAMAGED'] : ['NOT_FOUND'],
             call: linking
               ? (service, c) => service.associate(kind, param(c, 'conversation'), param(c, 'target'))
               : (service, c) => service.disassociate(kind, param(c, 'conversation'), param(c, 'target')),

@@ -30,6 +30,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   413: 'The request body is larger than the service accepts.',
   415: 'The request body is not `application/json`.',
   422: 'The request is understood but cannot be done now (e.g. no model can run, nothing to summarize, a full conversation).',
+  503: 'Stored data this request needs is damaged on disk (DATA_DAMAGED; the body names the file, offset and record): restore or repair it, see the README on recovery.',
   507: 'The disk is full: nothing of the write was kept; reads go on, and writing works again once space is freed.',
 };
 

@@ -1,4 +1,5 @@
 import { SERVICE_VERSION } from '../../src/index.js';
+import { healthText } from './health-text.js';
 import { LINK_ROUTES, linkRoutes } from './link-routes.js';
 import { RECORD_ROUTES, recordRoutes } from './record-routes.js';
 import { param, readJsonBody, readListOptions, readTransferables } from './request.js';
@@ -8,6 +9,8 @@ export { LINK_ROUTES, RECORD_ROUTES };
 
 const NOT_FOUND = ['NOT_FOUND'] as const;
 const MODEL_ERRORS = ['NOT_FOUND', 'UNPROCESSABLE'] as const;
+/** A title or a summary is written from every message it covers: one damaged on disk is its answer. */
+const WRITER_ERRORS = [...MODEL_ERRORS, 'DATA_DAMAGED'] as const;
 
 /**
  * Every route of the service, in the order the router mounts them and the document lists them
@@ -21,9 +24,10 @@ export const ROUTES: readonly Route[] = [
     path: '/.well-known/health',
     operationId: 'getWellKnownHealth',
     tag: 'Well known',
-    summary: 'Is the service up? Answers `ok`.',
+    summary:
+      'Is the service up? Answers `ok`; when stored data was found damaged, text that starts with `ok, but stored data is damaged` and names each damaged file.',
     answer: 'text',
-    call: () => 'ok',
+    call: async (service) => healthText(await service.health()),
   }),
   route({
     method: 'get',
@@ -150,7 +154,7 @@ export const ROUTES: readonly Route[] = [
     summary: 'Name a conversation from its messages.',
     query: 'read',
     answer: 'Conversation',
-    errors: MODEL_ERRORS,
+    errors: WRITER_ERRORS,
     call: (service, c) => service.renameConversation(param(c, 'conversation'), readTransferables(c)),
   }),
   route({
@@ -161,7 +165,7 @@ export const ROUTES: readonly Route[] = [
     summary: 'Summarize a conversation (or some of its messages) into a SUMMARY annotation.',
     body: { schema: 'ConversationSummarizeInput' },
     answer: 'ConversationSummarizeOutput',
-    errors: MODEL_ERRORS,
+    errors: WRITER_ERRORS,
     call: (service, c) => service.summarizeConversation(param(c, 'conversation'), readJsonBody(c)),
   }),
   route({
@@ -199,7 +203,8 @@ export const ROUTES: readonly Route[] = [
     tag: 'Messages',
     summary: 'Delete a message.',
     answer: 'none',
-    errors: NOT_FOUND,
+    // Deleting one damaged on disk: its conversation cannot be found from it (delete the conversation).
+    errors: ['NOT_FOUND', 'DATA_DAMAGED'],
     call: (service, c) => service.deleteMessage(param(c, 'message')),
   }),
   ...recordRoutes(),

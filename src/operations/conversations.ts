@@ -144,7 +144,8 @@ export async function getConversationJsonPieces(
     const snapshot = await conversationSnapshot(view, stamps.conversation);
     if (stamps.conversation.messages.length > SLICED_RENDER_MESSAGES) return snapshot;
     const json = conversationJson(snapshot, render);
-    ctx.conversationJson.set(stamps, rendering, { json });
+    // An answer that left damaged messages out is not kept: each read tries them again.
+    if (snapshot.skipped.length === 0) ctx.conversationJson.set(stamps, rendering, { json });
     return json;
   });
   if (typeof answer === 'string') return answer;
@@ -185,7 +186,7 @@ export async function listConversationMessagesJsonPieces(
     // Kept with the stamps of the page's own messages only: a hit then checks as many as it shows.
     const shown = pageIndices(stamps.messages, range);
     const pageStamps = { ...stamps, messageIds: shown.map((i) => stamps.messageIds[i]!), messages: shown.map((i) => stamps.messages[i]) };
-    ctx.conversationJson.set(pageStamps, rendering, rendered);
+    if (snapshot.skipped.length === 0) ctx.conversationJson.set(pageStamps, rendering, rendered);
     return rendered;
   });
   if (!(answer instanceof ConversationSnapshot)) return { text: answer.json, ...(answer.next === undefined ? {} : { next: answer.next }) };

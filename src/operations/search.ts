@@ -1,3 +1,4 @@
+import { readSkippingDamaged, type SkippedRecord } from '../damaged-records.js';
 import type { ConversationHit, TextHit, TextQuery, TextSearch, TimeRange } from '../ports.js';
 import type { AnnotationRecord, MessageRecord } from '../records.js';
 import { conversationSnapshot, renderAnnotation, renderConversationOutline, renderMessage } from '../render/conversation.js';
@@ -71,9 +72,11 @@ async function searchMessagesIn(
   const found = await plan.run(parsed.engines, 0);
   const slice = found.slice(page.offset, page.offset + page.limit);
   const records = await sc.ctx.repository.read((view) =>
-    view.getMany(
+    readSkippingDamaged(
+      view,
       'messages',
       slice.map((hit) => hit.id),
+      plan.skipped,
     ),
   );
   const iterable: SearchedConversationMessage[] = [];
@@ -82,7 +85,7 @@ async function searchMessagesIn(
     if (!record) return;
     iterable.push(searchedMessage(hit, record, plan.queries, page.transferables));
   });
-  return withNext({ iterable }, found.length, page.offset + page.limit);
+  return withNext(plan.withSkipped({ iterable }), found.length, page.offset + page.limit);
 }
 
 /** Conversations that match by their messages, names and annotations, best first, a page at a time. */
@@ -97,9 +100,11 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
       'conversations',
       slice.map((hit) => hit.id),
     );
-    const messages = await view.getMany(
+    const messages = await readSkippingDamaged(
+      view,
       'messages',
       slice.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []),
+      plan.skipped,
     );
     const annotations = await view.getMany(
       'annotations',
@@ -137,7 +142,7 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
     if (annotationHits.length > 0) searched.annotations = { iterable: annotationHits };
     iterable.push(searched);
   }
-  return withNext({ iterable }, found.length, page.offset + page.limit);
+  return withNext(plan.withSkipped({ iterable }), found.length, page.offset + page.limit);
 }
 
 function withNext<T extends object>(answer: T, total: number, end: number): T & { next?: number } {
@@ -150,6 +155,8 @@ function withNext<T extends object>(answer: T, total: number, end: number): T & 
  */
 class Plan {
   readonly queries: string[] = [];
+  /** Records left out because they are damaged on disk: the answer names them. */
+  readonly skipped: SkippedRecord[] = [];
 
   /** How many hits an engine asks the index for: the page and one more when nothing combines or filters them; else {@link CANDIDATES}. */
   #candidates = CANDIDATES;
@@ -160,6 +167,11 @@ class Plan {
     /** Where the page asked for ends: with one engine alone, the index need find no more (and one to say there is a next page). */
     readonly pageEnd: number,
   ) {}
+
+  /** The answer, with `skipped` when damaged records were left out. */
+  withSkipped<T extends object>(answer: T): T & { skipped?: SkippedRecord[] } {
+    return this.skipped.length > 0 ? { ...answer, skipped: this.skipped } : answer;
+  }
 
   /** The records the engines find together, best first. */
   async run(engines: SearchEnginesInput, depth: number): Promise<Found[]> {
@@ -256,9 +268,11 @@ class Plan {
     const { created, updated } = timeRanges(engine);
     const collection = this.scope.kind === 'conversations' ? 'conversations' : 'messages';
     const records = await this.sc.ctx.repository.read((view) =>
-      view.getMany(
+      readSkippingDamaged(
+        view,
         collection,
         hits.map((hit) => hit.id),
+        this.skipped,
       ),
     );
     const within = (stamp: { value: string } | undefined, range: TimeRange | undefined) => {
@@ -276,15 +290,17 @@ class Plan {
   async #verbatim(found: Found[], query: string): Promise<Found[]> {
     const ids = found.map((hit) => hit.id);
     if (this.scope.kind === 'messages') {
-      const records = await this.sc.ctx.repository.read((view) => view.getMany('messages', ids));
+      const records = await this.sc.ctx.repository.read((view) => readSkippingDamaged(view, 'messages', ids, this.skipped));
       return found.filter((_, i) => holds(messageText(records[i]), query));
     }
     const kept: Found[] = [];
     const texts = await this.sc.ctx.repository.read(async (view) => {
       const names = await view.getMany('conversations', ids);
-      const messages = await view.getMany(
+      const messages = await readSkippingDamaged(
+        view,
         'messages',
         found.flatMap((hit) => hit.conversation?.messages.map((m) => m.id) ?? []),
+        this.skipped,
       );
       const annotations = await view.getMany(
         'annotations',

@@ -18,7 +18,7 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
   const slices = new Slices();
   const { messages, model } = await ctx.repository.read(async (view) => {
     const conversation = await mustGet(view, 'conversations', id, 'conversation');
-    return { messages: await textMessages(view, conversation), model: conversation.model?.id };
+    return { messages: await textMessages(view, conversation.messages), model: conversation.model?.id };
   });
   if (messages.length === 0) throw nothingToSay(id, 'name');
   if (slices.due) await slices.next();
@@ -51,9 +51,8 @@ export async function summarizeConversation(
   const slices = new Slices();
   const { messages, model } = await ctx.repository.read(async (view) => {
     const conversation = await mustGet(view, 'conversations', id, 'conversation');
-    const all = await textMessages(view, conversation);
     const model = conversation.model?.id;
-    if (!named) return { messages: await notYetSummarized(view, conversation, all), model };
+    if (!named) return { messages: await notYetSummarized(view, conversation, await textMessages(view, conversation.messages)), model };
     const inConversation = new Set(conversation.messages);
     named.iterable.forEach(({ id: messageId }, index) => {
       if (!inConversation.has(messageId)) {
@@ -63,7 +62,14 @@ export async function summarizeConversation(
       }
     });
     const wanted = new Set(named.iterable.map((message) => message.id));
-    return { messages: all.filter((message) => wanted.has(message.id)), model };
+    // Only the messages named are read: one damaged elsewhere in the conversation does not stop this.
+    return {
+      messages: await textMessages(
+        view,
+        conversation.messages.filter((messageId) => wanted.has(messageId)),
+      ),
+      model,
+    };
   });
   if (messages.length === 0) throw nothingToSay(id, 'summarize');
   if (slices.due) await slices.next();
@@ -109,10 +115,14 @@ async function notYetSummarized(
   return fresh.length > 0 ? fresh : messages;
 }
 
-/** The conversation's messages that have text, as the Summarizer sees them. */
-async function textMessages(view: ReadView, conversation: ConversationRecord): Promise<SummarizerMessage[]> {
+/**
+ * The messages `ids` that have text, as the Summarizer sees them. A title or a summary is written
+ * from the whole of what it covers: a message damaged on disk is not left out of it silently, its
+ * DATA_DAMAGED is the answer (summarizing named messages reads only those).
+ */
+async function textMessages(view: ReadView, ids: readonly string[]): Promise<SummarizerMessage[]> {
   const messages: SummarizerMessage[] = [];
-  for (const message of await view.getMany('messages', conversation.messages)) {
+  for (const message of await view.getMany('messages', ids)) {
     const text = message?.fragment?.string?.raw?.trim();
     if (message && text) messages.push({ id: message.id, role: message.role, text });
   }

@@ -35,12 +35,17 @@ export function conversationJson(snapshot: ConversationSnapshot, options: Render
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     const message = snapshot.messages[i];
-    if (!message) continue;
+    if (message === undefined) continue;
+    // Damaged on disk (named in `skipped`): its position is kept, as renderMessages keeps it.
+    if (message === null) {
+      position++;
+      continue;
+    }
     const reference = messageJson(message, options.transferables, coverage.get(id));
     // `indices` is an object in renderMessages: an integer-like or special key would move.
     if (reference === undefined || INDEX_LIKE.test(id) || id === '__proto__') return slowly();
     const key = json(id);
-    const comma = position === 0 ? '' : ',';
+    const comma = iterable === '' ? '' : ',';
     iterable += `${comma}{"id":${key},"reference":${reference}}`;
     indices += `${comma}${key}:${position}`;
     position++;
@@ -61,8 +66,11 @@ export function conversationJson(snapshot: ConversationSnapshot, options: Render
     const value = record[field];
     if (value !== undefined) out += `,"${field}":${json(value)}`;
   }
-  return `${out}}`;
+  return `${out}${skippedJson(snapshot)}}`;
 }
+
+/** `,"skipped":[…]` when the snapshot left damaged messages out, else nothing. */
+const skippedJson = (snapshot: ConversationSnapshot): string => (snapshot.skipped.length > 0 ? `,"skipped":${json(snapshot.skipped)}` : '');
 
 /**
  * A page of the conversation's messages as `renderMessages` answers it, serialized (byte for byte
@@ -107,7 +115,7 @@ export function conversationMessagesJson(snapshot: ConversationSnapshot, options
   }
   // A repeated id is one key of that object (only a hand-edited file has one).
   if (repeated) return slowly();
-  const text = `{"iterable":[${iterable}],"indices":{${indices}}${next === undefined ? '' : `,"next":${next}`}}`;
+  const text = `{"iterable":[${iterable}],"indices":{${indices}}${next === undefined ? '' : `,"next":${next}`}${skippedJson(snapshot)}}`;
   return next === undefined ? { json: text } : { json: text, next };
 }
 

@@ -1,3 +1,4 @@
+import { readSkippingDamaged, type SkippedRecord } from '../damaged-records.js';
 import type { ReadView } from '../ports.js';
 import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { covers } from '../relations.js';
@@ -83,12 +84,18 @@ function* messagesInSlices(snapshot: ConversationSnapshot, options: PageOptions)
   const end = first + (options.limit ?? Infinity);
   const ids = snapshot.conversation.messages;
   let position = 0;
+  const answer = (next?: number): ConversationMessages => {
+    const messages: ConversationMessages = next === undefined ? { iterable, indices } : { iterable, indices, next };
+    if (snapshot.skipped.length > 0) messages.skipped = [...snapshot.skipped];
+    return messages;
+  };
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     const message = snapshot.messages[i];
-    // Missing (only a damaged store lacks one): not counted. Not read (outside the page): counted.
+    // Missing (only a damaged store lacks one): not counted. Not read (outside the page), or
+    // damaged on disk (named in `skipped`): counted, not shown.
     if (message === undefined) continue;
-    if (position >= end) return { iterable, indices, next: position };
+    if (position >= end) return answer(position);
     if (position >= first && message !== null) {
       indices[id] = position;
       iterable.push(renderMessage(message, options, coverage.get(id)));
@@ -96,7 +103,7 @@ function* messagesInSlices(snapshot: ConversationSnapshot, options: PageOptions)
     }
     position++;
   }
-  return { iterable, indices };
+  return answer();
 }
 
 /**
@@ -109,10 +116,12 @@ export class ConversationSnapshot {
     readonly conversation: ConversationRecord,
     /**
      * The records of `conversation.messages`, index for index: undefined where one is missing,
-     * null where it was not read (outside the page asked for).
+     * null where it was not read (outside the page asked for) or is damaged on disk.
      */
     readonly messages: readonly (MessageRecord | undefined | null)[],
     readonly annotations: ReadonlyMap<string, AnnotationRecord>,
+    /** The messages left out because they are damaged on disk: the answer names them in its `skipped`. */
+    readonly skipped: readonly SkippedRecord[] = [],
   ) {}
 }
 
@@ -146,7 +155,8 @@ export function pageIndices(stamps: readonly (number | undefined)[], range: { re
  * A {@link ConversationSnapshot} of the conversation `record` as `view` sees it: its messages
  * (only those of positions `range.start` to `range.end` when given: a page) and annotations, each
  * kind read at once. `messages`, when the caller has them (it just stored them), are the records
- * of `record.messages`, index for index.
+ * of `record.messages`, index for index. A message damaged on disk is left out (counted in the
+ * positions, as it exists) and named in the snapshot's `skipped`.
  */
 export async function conversationSnapshot(
   view: ReadView,
@@ -155,6 +165,7 @@ export async function conversationSnapshot(
   range?: PageRange,
 ): Promise<ConversationSnapshot> {
   let records: readonly (MessageRecord | undefined | null)[] | undefined = messages;
+  const skipped: SkippedRecord[] = [];
   if (!records) {
     const ids = record.messages;
     if (range && (range.start > 0 || range.end < ids.length)) {
@@ -162,22 +173,30 @@ export async function conversationSnapshot(
       const wanted = pageIndices(stamps, range);
       const all: (MessageRecord | undefined | null)[] = new Array(ids.length);
       for (let i = 0; i < ids.length; i++) if (stamps[i] !== undefined) all[i] = null;
-      const page = await view.getMany(
+      const page = await readSkippingDamaged(
+        view,
         'messages',
         wanted.map((i) => ids[i]!),
+        skipped,
       );
+      const damaged = new Set(skipped.map((message) => message.id));
       wanted.forEach((index, j) => {
-        all[index] = page[j];
+        all[index] = page[j] ?? (damaged.has(ids[index]!) ? null : undefined);
       });
       records = all;
     } else {
-      records = await view.getMany('messages', ids);
+      const read: (MessageRecord | undefined | null)[] = await readSkippingDamaged(view, 'messages', ids, skipped);
+      if (skipped.length > 0) {
+        const damaged = new Set(skipped.map((message) => message.id));
+        for (let i = 0; i < ids.length; i++) if (read[i] === undefined && damaged.has(ids[i]!)) read[i] = null;
+      }
+      records = read;
     }
   }
   const found = await view.getMany('annotations', record.annotations);
   const annotations = new Map<string, AnnotationRecord>();
   record.annotations.forEach((id, i) => found[i] && annotations.set(id, found[i]));
-  return new ConversationSnapshot(record, records, annotations);
+  return new ConversationSnapshot(record, records, annotations, skipped);
 }
 
 /**
@@ -231,6 +250,7 @@ function withMessages(snapshot: ConversationSnapshot, messages: ConversationMess
     const value = record[field];
     if (value !== undefined) (rendered as unknown as Record<string, unknown>)[field] = value;
   }
+  if (snapshot.skipped.length > 0) rendered.skipped = [...snapshot.skipped];
   return rendered;
 }
 

@@ -55,6 +55,24 @@ const flatReferences = referenceListAnswerSchema(ref).describe('A list wrapper o
 
 const common = { id: z.string(), created: timestampAnswerSchema, updated: timestampAnswerSchema };
 
+/** A record an answer left out because it is damaged on disk: the error a read of it answers. */
+export const skippedRecordAnswerSchema = z.object({
+  code: z.literal('DATA_DAMAGED'),
+  message: z.string(),
+  resource: z.string().describe('The kind of record, e.g. `message`.'),
+  id: z.string(),
+  file: z.string().describe("The damaged file's name, in the store's folder."),
+  offset: z.number().int().describe('Where in `file` the damage was found, in bytes.'),
+});
+
+/** `skipped` of an answer that can leave damaged records out. */
+const skipped = z
+  .array(skippedRecordAnswerSchema)
+  .optional()
+  .describe(
+    'Set when records were left out because they are damaged on disk (an addition of this service; see DATA_DAMAGED): the rest is answered.',
+  );
+
 export const conversationMessageAnswerSchema = z.object({
   ...common,
   conversation: ref,
@@ -71,6 +89,7 @@ export const conversationMessagesAnswerSchema = z.object({
   iterable: z.array(conversationMessageAnswerSchema),
   indices: z.record(z.string(), z.number()).describe("Each message's position in the whole conversation."),
   next: z.number().int().optional().describe('When there is more: the `offset` of the next page.'),
+  skipped,
 });
 
 export const annotationAnswerSchema = z.object({
@@ -105,6 +124,7 @@ export const conversationAnswerSchema = z.object({
   websites: flatReferences,
   summaries: flatReferences,
   grounding: z.object({ messages: flatReferences, temporal: z.object({ workstreams: flatReferences }) }),
+  skipped,
 });
 
 /** Where an anchor points: its one path. */
@@ -230,6 +250,7 @@ export const searchedConversationMessageSchema = z.object({
 export const searchedConversationMessagesSchema = z.object({
   iterable: z.array(searchedConversationMessageSchema),
   next: z.number().int().optional().describe('When there are more results: the `offset` of the next page.'),
+  skipped,
 });
 export const searchedAnnotationSchema = z.object({ annotation: annotationAnswerSchema.optional(), ...searchedFields, snippet });
 export const searchedConversationSchema = z.object({
@@ -241,6 +262,7 @@ export const searchedConversationSchema = z.object({
 export const searchedConversationsSchema = z.object({
   iterable: z.array(searchedConversationSchema),
   next: z.number().int().optional().describe('When there are more results: the `offset` of the next page.'),
+  skipped,
 });
 
 export const conversationsAnswerSchema = listAnswerSchema(conversationAnswerSchema);
@@ -281,6 +303,7 @@ export const errorAnswerSchema = z.strictObject({
       'UNSUPPORTED_MEDIA_TYPE',
       'UNPROCESSABLE',
       'INSUFFICIENT_STORAGE',
+      'DATA_DAMAGED',
       'INTERNAL',
     ]),
     message: z.string(),
@@ -289,6 +312,11 @@ export const errorAnswerSchema = z.strictObject({
     issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
     existingId: z.string().optional(),
     limit: z.number().optional(),
+    file: z.string().optional(),
+    offset: z.number().optional(),
+    damaged: z
+      .array(z.object({ resource: z.string(), id: z.string(), file: z.string(), offset: z.number(), message: z.string() }))
+      .optional(),
   }),
 });
 
@@ -327,6 +355,7 @@ export const answerSchemas = {
   SearchedAnnotation: searchedAnnotationSchema,
   SearchedConversation: searchedConversationSchema,
   SearchedConversations: searchedConversationsSchema,
+  SkippedRecord: skippedRecordAnswerSchema,
   Error: errorAnswerSchema,
 } as const satisfies Record<string, z.ZodType>;
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readSkippingDamaged } from '../damaged-records.js';
 import type { Embedder, IndexedDocRef, Repository, TextSearch } from '../ports.js';
 import { VectorIndex } from './vector-index.js';
 
@@ -40,9 +41,12 @@ async function readTexts(repository: Repository, docs: readonly IndexedDocRef[])
       text: (record: never) => string,
     ) => {
       const indices = docs.flatMap((doc, i) => (pick(doc) ? [i] : []));
-      const records = await view.getMany(
+      // One damaged on disk reads as gone: its vector is dropped, the rest kept.
+      const records = await readSkippingDamaged(
+        view,
         collection,
         indices.map((i) => docs[i]!.id),
+        [],
       );
       indices.forEach((i, j) => {
         const record = records[j];

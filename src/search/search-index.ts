@@ -1,3 +1,4 @@
+import { readSkippingDamaged } from '../damaged-records.js';
 import type { IndexedDocRef, ReadView, TextSearch } from '../ports.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
 import { TextIndex } from './text-index.js';
@@ -51,7 +52,8 @@ export class SearchIndex implements TextSearch {
           for (const conversation of page.records) {
             for (let start = 0; start < conversation.messages.length; start += BUILD_PAGE) {
               const ids = conversation.messages.slice(start, start + BUILD_PAGE);
-              const messages = await view.getMany('messages', ids);
+              // A message damaged on disk is not indexed (the store's health names it): the rest is.
+              const messages = await readSkippingDamaged(view, 'messages', ids, []);
               this.apply(messages.flatMap((record, i) => (record ? [{ collection: 'messages' as const, id: ids[i]!, record }] : [])));
             }
           }

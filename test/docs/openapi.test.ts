@@ -188,7 +188,7 @@ describe('the OpenAPI document', () => {
     expect(refs.length).toBeGreaterThan(100);
     for (const [, kind, name] of refs) expect(doc.components[kind as 'schemas'][name!], `${kind}/${name}`).toBeDefined();
     const statuses = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => Object.keys(op.responses))));
-    expect([...statuses].sort()).toEqual(['200', '204', '400', '401', '403', '404', '409', '410', '413', '415', '422', '507']);
+    expect([...statuses].sort()).toEqual(['200', '204', '400', '401', '403', '404', '409', '410', '413', '415', '422', '503', '507']);
     // Bodies come from the input schemas: the seed's limits are there.
     const seed = doc.components.schemas.SeededConversation as { required: string[]; properties: Record<string, { maxItems?: number }> };
     expect(seed.required).toEqual(['type']);

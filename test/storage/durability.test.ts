@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, createService, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
 import { conversationRecord, messageRecord } from '../helpers/records.js';
@@ -63,7 +64,7 @@ describe('JSON-file repository: journal and snapshot', () => {
     expect(snapshot.journal).toBe(2);
     const lines = (await readFile(path.join(path.dirname(file), left[0]!), 'utf8')).trim().split('\n');
     expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, undefined]);
-    expect(JSON.parse(lines[1]!)).toEqual({ continuedIn: 2 });
+    expect(JSON.parse(lines[1]!)).toEqual({ continuedIn: 2, crc: crc32(lines[1]!.slice(0, lines[1]!.lastIndexOf(',"crc":'))) });
     expect(await readFile(path.join(path.dirname(file), left[1]!), 'utf8')).toBe('');
   });
 
@@ -257,8 +258,14 @@ describe('JSON-file repository: journal and snapshot', () => {
     const repository = await createJsonFileRepository({ file });
     await repository.transact((tx) => tx.put('conversations', conversationRecord('c1')));
     const [journal] = (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-'));
-    const line = JSON.parse((await readFile(path.join(path.dirname(file), journal!), 'utf8')).trim());
-    expect(line).toEqual({ seq: 1, version: JSON_FILE_FORMAT_VERSION, changes: [['conversations', 'c1', conversationRecord('c1')]] });
+    const text = (await readFile(path.join(path.dirname(file), journal!), 'utf8')).trim();
+    // JSON, its last field the CRC-32 of the bytes before that field.
+    expect(JSON.parse(text)).toEqual({
+      seq: 1,
+      version: JSON_FILE_FORMAT_VERSION,
+      changes: [['conversations', 'c1', conversationRecord('c1')]],
+      crc: crc32(text.slice(0, text.lastIndexOf(',"crc":'))),
+    });
     await repository.close();
   });
 });

@@ -1,10 +1,12 @@
 import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { crc32 } from 'node:zlib';
+import { describe, expect, it, vi } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const FIXTURE = path.join(import.meta.dirname, '..', 'fixtures', 'format-4');
+const FORMAT_5 = path.join(import.meta.dirname, '..', 'fixtures', 'format-5');
 
 /** Every collection's records, as the fixture's expected.json holds them. */
 const everything = (repository: Repository) =>
@@ -23,7 +25,7 @@ describe('JSON-file repository: upgrading a data folder of format 4', () => {
 
     const migrated = await createJsonFileRepository({ file });
     expect(await everything(migrated)).toEqual(expected);
-    // Persisted at open: the snapshot is version 5, without its messages; the one it replaced is the backup.
+    // Persisted at open: the snapshot is of this version, without its messages; the one it replaced is the backup.
     const snapshot = JSON.parse(await readFile(file, 'utf8'));
     expect(snapshot.version).toBe(JSON_FILE_FORMAT_VERSION);
     expect(snapshot.messages).toEqual([]);
@@ -33,7 +35,7 @@ describe('JSON-file repository: upgrading a data folder of format 4', () => {
     expect(files.some((name) => name.startsWith('db.json.hint-'))).toBe(true);
     await migrated.close();
 
-    // The next start reads format 5 as it is: nothing left to migrate, the same records.
+    // The next start reads the new format as it is: nothing left to migrate, the same records.
     const afterMigration = await readFile(file, 'utf8');
     const reopened = await createJsonFileRepository({ file });
     expect(await everything(reopened)).toEqual(expected);
@@ -52,5 +54,55 @@ describe('JSON-file repository: upgrading a data folder of format 4', () => {
     const repository = await createJsonFileRepository({ file });
     expect(await everything(repository)).toEqual(expected);
     await repository.close();
+  });
+});
+
+describe('JSON-file repository: upgrading a data folder of format 5 (no checksums)', () => {
+  it('migrates once: every message gets its checksum, the hint and new journal lines have theirs, and the same records read back', async () => {
+    const folder = await tempDir('cms-migrate5-');
+    await cp(path.join(FORMAT_5, 'data'), folder, { recursive: true });
+    const file = path.join(folder, 'db.json');
+    const expected = JSON.parse(await readFile(path.join(FORMAT_5, 'expected.json'), 'utf8'));
+    const before = await readFile(file, 'utf8');
+    expect(JSON.parse(before).version).toBe(5);
+
+    const warnings: string[] = [];
+    const migrated = await createJsonFileRepository({ file, logger: { warn: (message) => warnings.push(message) } });
+    expect(await everything(migrated)).toEqual(expected);
+    const snapshot = JSON.parse(await readFile(file, 'utf8'));
+    expect(snapshot.version).toBe(JSON_FILE_FORMAT_VERSION);
+    expect(await readFile(`${file}.bak`, 'utf8')).toBe(before);
+    // The hint of version 6: every line checksummed, every message with the CRC-32 of its bytes.
+    const hint = (await readFile(`${file}.hint-${String(snapshot.hint).padStart(6, '0')}`, 'utf8')).trim().split('\n');
+    const header = JSON.parse(hint[0]!);
+    expect(header.version).toBe(JSON_FILE_FORMAT_VERSION);
+    let messages = 0;
+    for (const text of hint) {
+      expect(JSON.parse(text).crc).toBe(crc32(text.slice(0, text.lastIndexOf(',"crc":'))));
+      if (text === hint[0]) continue;
+      const { at } = JSON.parse(text) as { at: number[] };
+      for (let i = 0; i < at.length; i += 5) {
+        const [number, offset, length, , crc] = at.slice(i, i + 5) as [number, number, number, number, number];
+        const bytes = (await readFile(`${file}.messages-${String(-number).padStart(6, '0')}`)).subarray(offset, offset + length);
+        expect(crc32(bytes)).toBe(crc);
+        messages++;
+      }
+    }
+    expect(messages).toBe(expected.messages.length);
+    // Sound: the check after the start finds every message whole.
+    await vi.waitFor(() => expect(migrated.health?.().check.state).toBe('done'));
+    expect(migrated.health?.().damaged).toEqual([]);
+    expect(warnings).toEqual([]);
+    // A write now: its journal line has its checksum.
+    await migrated.transact((tx) => tx.put('conversations', { ...expected.conversations[0], name: 'Renamed after the migration' }));
+    const journal = (await readFile(`${file}.journal-${String(snapshot.journal).padStart(6, '0')}`, 'utf8')).trim();
+    expect(JSON.parse(journal).crc).toBe(crc32(journal.slice(0, journal.lastIndexOf(',"crc":'))));
+    await migrated.close();
+
+    const reopened = await createJsonFileRepository({ file });
+    const after = await everything(reopened);
+    expect(after.messages).toEqual(expected.messages);
+    expect((after.conversations as { name?: string }[])[0]!.name).toBe('Renamed after the migration');
+    await reopened.close();
   });
 });

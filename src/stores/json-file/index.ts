@@ -13,13 +13,15 @@ import { Backoff } from './backoff.js';
 import { writeMessageFiles } from './compaction.js';
 import { checkFolderEntries } from './folder-entries.js';
 import { acquireFolderLock } from './folder-lock.js';
+import { loadHint } from './hint-load.js';
 import { encodeEntryInSlices, type JournalChange, JournalWriter, type RecordSpan, readJournal } from './journal.js';
-import { hintPath, journalPath, messageFilePath, readHint } from './message-files.js';
+import { hintPath, journalPath, messageFilePath } from './message-files.js';
 import { MessageStore } from './message-store.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
 import { SearchFile } from './search-file.js';
 import { readSnapshotHint, type SnapshotData, SnapshotFile } from './snapshot.js';
+import { StoreCheck } from './store-check.js';
 
 export { JSON_FILE_FORMAT_VERSION };
 
@@ -89,7 +91,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const tables = new RecordTables();
   // The full-text index of messages, names and annotations, saved beside the snapshot at each compaction.
   let searchFile: SearchFile | undefined;
-  const messages = new MessageStore(file);
+  const messages = new MessageStore(file, logger);
   let seq: number;
   let snapshotSeq: number;
   // The store's id (see SnapshotData.store): one of a store made before ids were written is made now.
@@ -107,7 +109,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   let writer: JournalWriter;
   // The journal writer once open, so that a failure after it closes it again.
   let opened: JournalWriter | undefined;
-  // Messages still in the snapshot (a store of version 4): moved to a message file before open answers.
+  // A store of an older version (messages still in the snapshot, or without checksums): migrated by
+  // a compaction before open answers.
   let migrating = false;
   // Lowdb holds the snapshot: its adapter streams, flushes and renames it into place.
   const snapshot = new Low<SnapshotData>(new SnapshotFile(file, `${file}.bak`, warn), emptySnapshot());
@@ -120,33 +123,14 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     snapshotJournal = loaded.journal;
     hint = loaded.hint;
     if (hint !== undefined) {
-      const hintFile = hintPath(file, hint);
-      const conversations = tables.rows('conversations');
-      // Sized once for every message the conversations list, before the first line is read.
-      let listed = 0;
-      for (const row of conversations.values()) listed += (row.record as ConversationRecord).messages.length;
-      messages.index.reserve(listed);
-      const header = await readHint(hintFile, (line, lineNumber) =>
-        messages.loadHintLine(
-          line,
-          line.c === null ? undefined : (conversations.get(line.c)?.record as ConversationRecord | undefined),
-          `${hintFile}, line ${lineNumber}`,
-        ),
-      );
-      if (header.journalSeq !== loaded.journalSeq) {
-        throw new Error(
-          `The hint file ${hintFile} belongs to another snapshot (entry ${header.journalSeq}, not ${loaded.journalSeq}). Nothing was changed; see the README on recovery.`,
-        );
-      }
-      for (const index of header.messageFiles) {
-        const size = await sizeOf(messageFilePath(file, index), -1);
-        if (size < 0)
-          throw new Error(
-            `The message file ${messageFilePath(file, index)} is missing: the hint file ${hintFile} says messages are there. Nothing was changed; see the README on recovery.`,
-          );
-      }
-      messageFiles = header.messageFiles;
-      backupMessageFiles = header.backupMessageFiles ?? [];
+      ({ messageFiles, backupMessageFiles } = await loadHint(
+        file,
+        hint,
+        loaded.version,
+        loaded.journalSeq,
+        tables.rows('conversations'),
+        messages,
+      ));
     }
     // The search index as the last compaction left it: read in the background once the store is
     // open, and brought up to date with the journal entries after what it covers, kept as replayed.
@@ -207,6 +191,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   }
 
   let compaction: Promise<void> | undefined;
+  // Compactions that succeeded: a migration is done once one has.
+  let compactions = 0;
   let closed = false;
   const usable = () => {
     if (writer.failed) {
@@ -260,7 +246,19 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       await writer.rotate(journalPath(file, nextIndex), nextIndex);
       journalIndex = nextIndex;
       made = [messageFilePath(file, nextIndex), hintPath(file, nextIndex)];
-      const written = await writeMessageFiles(file, nextIndex, plan, conversations, messages.reader, foldedSeq, messageFiles, warn);
+      // Places loaded from a hint of version 5 have no checksums: this compaction computes them.
+      const computeChecksums = messages.needsChecksums;
+      const written = await writeMessageFiles(
+        file,
+        nextIndex,
+        plan,
+        conversations,
+        messages.reader,
+        foldedSeq,
+        messageFiles,
+        warn,
+        computeChecksums,
+      );
       // The snapshot being replaced becomes the backup: the journals from the one it names on must stay.
       const backupJournal = snapshotJournal;
       const previousHint = hint;
@@ -275,6 +273,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       made = [];
       retry.succeeded();
       for (const [message, to] of written.moved) messages.moved(message, to);
+      if (computeChecksums) messages.checksumsKnown();
+      compactions++;
       snapshotSeq = foldedSeq;
       snapshotJournal = nextIndex;
       backupMessageFiles = messageFiles;
@@ -315,11 +315,12 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // The search index, read or built in the background: the store answers meanwhile (searches wait).
   const search = searchFile?.open(seq, { view, rollBacks: () => rollBacks, closed: () => closed, logger });
 
-  // A store of version 4 is migrated now, once: its messages go to a message file, and its
-  // snapshot, version 5 from then on, stays as the backup until the next compaction.
+  // A store of an older version is migrated now, once, by a compaction: the messages of version 4
+  // go to a message file; those of version 5 get their checksums (every one is read); its
+  // snapshot stays as the backup until the next compaction.
   if (migrating) {
     await compact();
-    if (seq > snapshotSeq || hint === undefined) {
+    if (compactions === 0) {
       await close();
       throw new Error(`Could not migrate ${file} to version ${JSON_FILE_FORMAT_VERSION} (see the warning above); it was left as it was.`);
     }
@@ -327,6 +328,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // Journals left by a crash are folded now, so they do not pile up; a store made before ids
   // were written gets its id on disk at once, or its search index would not be trusted next time.
   else if (seq > snapshotSeq || idIsNew) void compact();
+
+  // Every message read and held to its checksum, in the background: damage is found and said now,
+  // not when someone reads it.
+  const check = new StoreCheck(messages, logger);
 
   const queue = new TransactionQueue();
 
@@ -338,8 +343,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     if (!writer.failed && seq > snapshotSeq) await compact();
     // The last journal file stays, even empty: the snapshot names it, and the next start writes to it.
     await writer.close();
-    // A build of the index still reading messages finishes before their files close.
+    // A build of the index still reading messages finishes before their files close, and so does the check.
     await searchFile?.settled();
+    await check.stop();
     messages.reader.close();
     await lock.release();
   }
@@ -349,6 +355,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       return fn(view);
     },
     ...(search ? { search } : {}),
+    health: () => ({ check: check.progress, damaged: messages.damage.files() }),
     async transact(fn) {
       const applied = await queue.run(async () => {
         usable();
@@ -480,7 +487,7 @@ async function loadSnapshot(
   file: string,
   tables: RecordTables,
   messages: MessageStore,
-): Promise<{ journalSeq: number; journal?: number; hint?: number; store?: string; source?: string; migrating: boolean }> {
+): Promise<{ version: number; journalSeq: number; journal?: number; hint?: number; store?: string; source?: string; migrating: boolean }> {
   const none = snapshot.data;
   let source = file;
   await snapshot.read();
@@ -490,7 +497,7 @@ async function loadSnapshot(
     snapshot.data = (await new SnapshotFile(source).read()) ?? none;
   }
   // No file at all: a new store, with nothing to check.
-  if (snapshot.data === none) return { journalSeq: 0, migrating: false };
+  if (snapshot.data === none) return { version: JSON_FILE_FORMAT_VERSION, journalSeq: 0, migrating: false };
   const from = snapshot.data.version;
   const data = migrate(snapshot.data, file);
   for (const name of COLLECTION_NAMES) {
@@ -502,12 +509,13 @@ async function loadSnapshot(
   }
   snapshot.data = emptySnapshot();
   return {
+    version: from,
     journalSeq: data.journalSeq,
     journal: data.journal,
     hint: data.hint,
     ...(typeof data.store === 'string' && STORE_ID.test(data.store) ? { store: data.store } : {}),
     source,
-    migrating: from < 5,
+    migrating: from < JSON_FILE_FORMAT_VERSION,
   };
 }
 

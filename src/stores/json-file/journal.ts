@@ -1,8 +1,11 @@
 import { type FileHandle, unlink } from 'node:fs/promises';
-import path from 'node:path';
+import path, { basename } from 'node:path';
+import { dataDamaged } from '../../errors.js';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
+import { checkLine, checksumEnd, withChecksum } from './checked-lines.js';
+import { crc32 } from './crc32.js';
 import { syncFolder } from './durable-fs.js';
 import { createOwnFile, openOwnFileToAppend, readOwnFile, truncateOwnFile, type Warn } from './own-files.js';
 import type { RecordPatch } from './record-patch.js';
@@ -14,7 +17,10 @@ import type { RecordPatch } from './record-patch.js';
  */
 export type JournalChange = readonly [CollectionName, string, object | null] | readonly [CollectionName, string, RecordPatch, 'patch'];
 
-/** One committed transaction as the journal holds it. */
+/**
+ * One committed transaction as the journal holds it. From version 6 its line ends with its
+ * checksum, `"crc"` (see checked-lines.ts), which is not part of the entry.
+ */
 export interface JournalEntry {
   readonly seq: number;
   /** The data layout the records are in (see migrations); absent in entries of version 2. */
@@ -22,14 +28,15 @@ export interface JournalEntry {
   readonly changes: readonly JournalChange[];
 }
 
-export const encodeEntry = (entry: JournalEntry): string => `${JSON.stringify(entry)}\n`;
+/** The entry's line, with its checksum. */
+export const encodeEntry = (entry: JournalEntry): string => `${withChecksum(JSON.stringify(entry))}\n`;
 
 /**
  * The last line of a journal file that was rotated away from: it names the file the journal goes on
  * in, so that a later file deleted by hand is missed at the next start instead of silently losing
  * the writes it held.
  */
-const encodeTrailer = (continuedIn: number): string => `${JSON.stringify({ continuedIn })}\n`;
+const encodeTrailer = (continuedIn: number): string => `${withChecksum(JSON.stringify({ continuedIn }))}\n`;
 
 /**
  * The same line as {@link encodeEntry}, encoded a slice at a time (see {@link Slices}): one
@@ -55,7 +62,8 @@ export async function encodeEntryInSlices(
       const record = JSON.stringify(change[2]);
       const length = Buffer.byteLength(record);
       bytes += Buffer.byteLength(head);
-      spans.push({ id: change[1], start: bytes, length });
+      // Its own checksum: a read of the message (its bytes alone, not the line's) checks it.
+      spans.push({ id: change[1], start: bytes, length, crc: crc32(record) });
       bytes += length + 1;
       text += `${head}${record}]`;
     } else {
@@ -70,15 +78,19 @@ export async function encodeEntryInSlices(
       await slices.next();
     }
   }
-  parts.push(Buffer.from(`${text}]}\n`));
+  parts.push(Buffer.from(`${text}]`));
+  let crc = 0;
+  for (const part of parts) crc = crc32(part, crc);
+  parts.push(Buffer.from(checksumEnd(crc)));
   return parts;
 }
 
-/** Where a whole message record lies in an encoded journal line: its id, first byte and byte length. */
+/** Where a whole message record lies in an encoded journal line: its id, first byte and byte length, and the CRC-32 of those bytes. */
 export interface RecordSpan {
   readonly id: string;
   readonly start: number;
   readonly length: number;
+  readonly crc: number;
 }
 
 /** Writes every byte of `buffers` at the end of the file, or throws: a short write is retried, never ignored. */
@@ -313,7 +325,10 @@ export interface JournalContents {
 /**
  * Reads a journal file. A last record that does not parse was cut short by a crash before it was
  * acknowledged: it is cut off the file (when `isLast`) and reported in `tornAt`. Any other record
- * that does not parse is corruption: an error names the file, line and byte offset.
+ * that does not parse, or fails its checksum, is damage: DATA_DAMAGED names the file, line and
+ * byte offset, and the store does not start. The journal is the write-ahead log: replaying the
+ * entries after a damaged one without it would build records on a state that never was (a patch
+ * to a record it created), and lose an acknowledged write without a word.
  */
 export async function readJournal(path: string, isLast: boolean): Promise<JournalContents> {
   const buffer = await readOwnFile(path);
@@ -326,25 +341,32 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
     const end = newline === -1 ? buffer.length : newline;
     line++;
     const text = buffer.toString('utf8', offset, end);
-    if (continuedIn !== undefined && text.trim() !== '') {
-      throw new Error(
-        `The journal ${path} is corrupt at line ${line} (byte ${offset}): a record follows the line naming the next journal file. Nothing was changed; see the README on recovery.`,
-      );
-    }
-    const trailer = /^\{"continuedIn":(\d+)\}$/.exec(text);
-    if (trailer && newline !== -1) {
+    const corrupt = (why: string) =>
+      dataDamaged([
+        {
+          resource: 'journal entry',
+          id: `line ${line}`,
+          file: basename(path),
+          offset,
+          message: `The journal ${path} is corrupt at line ${line} (byte ${offset}): ${why}. Nothing was changed; see the README on recovery.`,
+        },
+      ]);
+    if (continuedIn !== undefined && text.trim() !== '') throw corrupt('a record follows the line naming the next journal file');
+    const check = text.trim() === '' ? 'none' : checkLine(buffer, offset, end);
+    const trailer = /^\{"continuedIn":(\d+)(,"crc":\d+)?\}$/.exec(text);
+    if (trailer && newline !== -1 && (check === 'ok' || !trailer[2])) {
       continuedIn = Number(trailer[1]);
       offset = end + 1;
       continue;
     }
     const entry = text.trim() === '' ? null : parseEntry(text);
-    if (entry === undefined) {
+    // Lines without a checksum were written before version 6; one of a later version lost it.
+    const damaged = entry === undefined || check === 'mismatch' || (check === 'none' && entry !== null && (entry.version ?? 2) >= 6);
+    if (damaged) {
       // Every line is written with its newline: only a last line without one was cut short by a
       // crash (and never acknowledged). A whole line that does not parse is damage, not a tear.
       if (!(newline === -1 && isLast)) {
-        throw new Error(
-          `The journal ${path} is corrupt at line ${line} (byte ${offset}): the record does not parse. Nothing was changed; see the README on recovery.`,
-        );
+        throw corrupt(entry === undefined ? 'the record does not parse' : 'the line fails its checksum');
       }
       await truncateOwnFile(path, offset);
       return { entries, continuedIn, tornAt: { line, offset } };
@@ -352,7 +374,7 @@ export async function readJournal(path: string, isLast: boolean): Promise<Journa
     if (entry) {
       for (const [collection, , record, kind] of entry.changes) {
         const problem = record === null || kind === 'patch' ? undefined : recordProblem(collection, record);
-        if (problem) throw new Error(`The journal ${path}, line ${line}: ${problem}. Nothing was changed; see the README on recovery.`);
+        if (problem) throw corrupt(problem);
       }
       entries.push(entry);
     }

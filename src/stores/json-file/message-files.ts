@@ -1,142 +1,25 @@
-import { closeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { Slices } from '../../slices.js';
+import { checkLine, withChecksum } from './checked-lines.js';
 import { syncFolder, writeNewFile } from './durable-fs.js';
 import { writeAll } from './journal.js';
 import type { Location } from './message-index.js';
-import { openOwnFileToReadSync, readOwnFile, type Warn } from './own-files.js';
+import { readOwnFile, type Warn } from './own-files.js';
 
 /** Paths of the store's files, all beside the snapshot `file`. */
 export const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
 export const messageFilePath = (file: string, index: number) => `${file}.messages-${String(index).padStart(6, '0')}`;
 export const hintPath = (file: string, index: number) => `${file}.hint-${String(index).padStart(6, '0')}`;
 
-const parseOrUndefined = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-/** Reads stretches closer than this with one read, not two. */
-const COALESCE_GAP = 4096;
-
-/**
- * Reads message records where the keydir says they are, in journal files and message files.
- * Reads are synchronous `pread`s on files kept open: a record is usually in the OS's page cache,
- * where a synchronous read takes microseconds and a trip through libuv's thread pool costs more
- * than the read (the way SQLite bindings read). Records next to each other on disk (a
- * conversation's messages, written together) are read at once.
- */
-export class MessageReader {
-  readonly #handles = new Map<number, number>();
-
-  constructor(private readonly file: string) {}
-
-  pathOf(file: number): string {
-    return file > 0 ? journalPath(this.file, file) : messageFilePath(this.file, -file);
-  }
-
-  /**
-   * The records at `locations`, parsed, index for index (undefined where the bytes do not parse).
-   * Records next to each other in a message file (a conversation's, as compaction writes them)
-   * are parsed with one call: lines joined by commas make a JSON array.
-   */
-  read(locations: readonly Location[]): unknown[] {
-    const values: unknown[] = new Array(locations.length);
-    this.#inRuns(locations, (buffer, run, adjacent) => {
-      const parsed = adjacent && run.length > 1 ? parseOrUndefined(`[${buffer.toString('utf8').replaceAll('\n', ',')}]`) : undefined;
-      const whole = Array.isArray(parsed) && parsed.length === run.length;
-      const base = locations[run[0]!]!.offset;
-      run.forEach((index, i) => {
-        const at = locations[index]!;
-        values[index] = whole ? parsed[i] : parseOrUndefined(buffer.toString('utf8', at.offset - base, at.offset - base + at.length));
-      });
-    });
-    return values;
-  }
-
-  /** The JSON texts at `locations`, index for index, as they are on disk (for copying them unparsed). */
-  texts(locations: readonly Location[]): string[] {
-    const texts: string[] = new Array(locations.length);
-    this.#inRuns(locations, (buffer, run) => {
-      const base = locations[run[0]!]!.offset;
-      for (const index of run) {
-        const at = locations[index]!;
-        texts[index] = buffer.toString('utf8', at.offset - base, at.offset - base + at.length);
-      }
-    });
-    return texts;
-  }
-
-  /**
-   * Reads `locations` a run at a time: records of one file, each starting within COALESCE_GAP of
-   * the last one's end, read at once. `use` gets the run's bytes (valid until the next read), the
-   * indices of its locations in file order, and whether they are whole lines next to each other.
-   */
-  #inRuns(locations: readonly Location[], use: (buffer: Buffer, run: number[], adjacent: boolean) => void): void {
-    const order = locations.map((_, i) => i);
-    // A conversation's messages are usually in order on disk already: sorted only when they are not.
-    const before = (a: number, b: number) => locations[a]!.file - locations[b]!.file || locations[a]!.offset - locations[b]!.offset;
-    for (let i = 1; i < order.length; i++) {
-      if (before(order[i - 1]!, order[i]!) > 0) {
-        order.sort(before);
-        break;
-      }
-    }
-    for (let start = 0; start < order.length; ) {
-      const first = locations[order[start]!]!;
-      let end = start + 1;
-      let runEnd = first.offset + first.length;
-      let adjacent = first.file < 0;
-      while (end < order.length) {
-        const next = locations[order[end]!]!;
-        if (next.file !== first.file || next.offset > runEnd + COALESCE_GAP) break;
-        adjacent &&= next.offset === runEnd + 1;
-        runEnd = Math.max(runEnd, next.offset + next.length);
-        end++;
-      }
-      use(this.#readAt(first.file, first.offset, runEnd - first.offset), order.slice(start, end), adjacent);
-      start = end;
-    }
-  }
-
-  /** Reused by every read: its bytes are decoded into strings before the next read. */
-  #scratch = Buffer.allocUnsafe(64 * 1024);
-
-  #readAt(file: number, offset: number, length: number): Buffer {
-    if (length > this.#scratch.length) this.#scratch = Buffer.allocUnsafe(Math.max(length, this.#scratch.length * 2));
-    const buffer = this.#scratch.subarray(0, length);
-    let handle = this.#handles.get(file);
-    if (handle === undefined) this.#handles.set(file, (handle = openOwnFileToReadSync(this.pathOf(file))));
-    let read = 0;
-    while (read < length) {
-      const got = readSync(handle, buffer, read, length - read, offset + read);
-      if (got === 0) throw new Error(`The message file ${this.pathOf(file)} ends at byte ${offset + read}, before a record it holds.`);
-      read += got;
-    }
-    return buffer;
-  }
-
-  /** Closes the file `file` (it is about to be deleted), or every file. */
-  close(file?: number): void {
-    for (const [number, handle] of this.#handles) {
-      if (file !== undefined && number !== file) continue;
-      closeSync(handle);
-      this.#handles.delete(number);
-    }
-  }
-}
-
 /**
  * Writes a message file, a new one (see own-files.ts): one record per line, as the journal wrote
- * them. Answers each record's location, index for index, once the file is flushed to disk.
+ * them, each given with the CRC-32 it must have (carried, not computed: a damaged record copied
+ * stays damaged). Answers each record's location, index for index, once the file is flushed to disk.
  */
 export async function writeMessageFile(
   target: string,
   index: number,
-  texts: Iterable<string>,
+  records: Iterable<{ readonly text: string; readonly crc: number }>,
   warn: Warn,
   slices = new Slices(),
 ): Promise<Location[]> {
@@ -145,9 +28,9 @@ export async function writeMessageFile(
     let offset = 0;
     let chunk: Buffer[] = [];
     let chunkBytes = 0;
-    for (const text of texts) {
+    for (const { text, crc } of records) {
       const bytes = Buffer.from(`${text}\n`);
-      locations.push({ file: -index, offset, length: bytes.length - 1 });
+      locations.push({ file: -index, offset, length: bytes.length - 1, crc });
       offset += bytes.length;
       chunk.push(bytes);
       chunkBytes += bytes.length;
@@ -177,7 +60,8 @@ export interface HintHeader {
 
 /**
  * One line of a hint file: a conversation and where each of its messages is, in its order; or
- * (`c: null`) messages no conversation lists, named in `ids`.
+ * (`c: null`) messages no conversation lists, named in `ids`. From version 6 the line ends with
+ * its own checksum (see checked-lines.ts).
  */
 export interface HintLine {
   /** The conversation's id, or null for the line of unlisted messages. */
@@ -185,17 +69,45 @@ export interface HintLine {
   /** With `c: null`: the messages' ids, index for index with `at`. */
   readonly ids?: readonly string[];
   /**
-   * `[file, offset, length, order]` per message, flattened, in the order of the conversation's
-   * `messages` (`order`: the message's place in the order messages were made, across conversations).
+   * Per message, in the order of the conversation's `messages`, flattened: `[file, offset,
+   * length, order, crc]` (version 6; `order`: the message's place in the order messages were
+   * made, across conversations; `crc`: the CRC-32 of its bytes), `[file, offset, length, order]`
+   * in version 5.
    */
   readonly at: readonly number[];
 }
 
+/** Numbers per message in a hint line of each version. */
+export const HINT_STRIDE: Readonly<Record<number, number>> = { 5: 4, 6: 5 };
+
+/** Where a line of a hint file is, and whether it failed its checksum (its values may be wrong). */
+export interface HintLinePlace {
+  readonly lineNumber: number;
+  readonly offset: number;
+  readonly damaged: boolean;
+}
+
+/** A line of a hint file that could not be used at all. */
+export interface HintDamage {
+  readonly lineNumber: number;
+  readonly offset: number;
+  readonly reason: string;
+}
+
 /**
- * Reads a hint file: answers its header, and hands each line to `onLine` as it is parsed (a line
- * at a time, so the parsed file is never held whole). Throws naming the file when it is damaged.
+ * Reads a hint file of format `version` (5, or 6 with a checksum per line): hands each line to
+ * `onLine` as it is parsed (a line at a time, so the parsed file is never held whole), and answers
+ * the header line, or undefined when that line is damaged. A line that cannot be used (it does not
+ * parse, or is cut short) goes to `onDamage`; one that parses but fails its checksum still goes to
+ * `onLine`, marked damaged: its values are checked one by one (each message's own checksum among
+ * them), so one wrong number costs one message, not the line. Throws only when the file is missing.
  */
-export async function readHint(target: string, onLine: (line: HintLine, lineNumber: number) => void): Promise<HintHeader> {
+export async function readHint(
+  target: string,
+  version: number,
+  onLine: (line: HintLine, place: HintLinePlace) => void,
+  onDamage: (damage: HintDamage) => void,
+): Promise<HintHeader | undefined> {
   let bytes: Buffer;
   try {
     bytes = await readOwnFile(target);
@@ -207,37 +119,56 @@ export async function readHint(target: string, onLine: (line: HintLine, lineNumb
     }
     throw error;
   }
-  const damaged = (line: number, why: string) =>
-    new Error(`The hint file ${target} is damaged at line ${line}: ${why}. Nothing was changed; see the README on recovery.`);
-  if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) throw damaged(1, 'it does not end with a whole line');
+  const stride = HINT_STRIDE[version] ?? 5;
   let header: HintHeader | undefined;
   let lineNumber = 0;
   for (let start = 0; start < bytes.length; ) {
-    const end = bytes.indexOf(0x0a, start);
-    const text = bytes.toString('utf8', start, end);
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const offset = start;
     start = end + 1;
     lineNumber++;
+    const damage = (reason: string) => onDamage({ lineNumber, offset, reason });
+    if (newline === -1) {
+      damage('the file ends in the middle of the line');
+      break;
+    }
+    const check = version >= 6 ? checkLine(bytes, offset, end) : 'ok';
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(bytes.toString('utf8', offset, end));
     } catch {
-      throw damaged(lineNumber, 'the line does not parse');
+      damage('the line does not parse');
+      continue;
     }
-    if (!header) {
-      header = value as HintHeader;
-      if (!Number.isInteger(header?.journalSeq) || !Array.isArray(header.messageFiles))
-        throw damaged(1, 'the header lacks journalSeq or messageFiles');
+    if (lineNumber === 1) {
+      const read = value as HintHeader;
+      if (
+        check === 'ok' &&
+        Number.isInteger(read?.journalSeq) &&
+        isFileList(read.messageFiles) &&
+        isFileList(read.backupMessageFiles ?? [])
+      )
+        header = read;
+      else damage(check === 'ok' ? 'the header lacks journalSeq or messageFiles' : 'the header fails its checksum');
       continue;
     }
     const line = value as HintLine;
-    const named = typeof line?.c === 'string' || (line?.c === null && Array.isArray(line.ids) && line.ids.length * 4 === line.at?.length);
-    if (!named || !Array.isArray(line.at) || line.at.length % 4 !== 0) throw damaged(lineNumber, 'it is not a hint line');
-    onLine(line, lineNumber);
+    const shaped =
+      Array.isArray(line?.at) &&
+      line.at.length % stride === 0 &&
+      (typeof line.c === 'string' || (line.c === null && Array.isArray(line.ids) && line.ids.length * stride === line.at.length));
+    if (!shaped) damage(check === 'ok' ? 'it is not a hint line' : 'the line fails its checksum, and is not a hint line');
+    else onLine(line, { lineNumber, offset, damaged: check !== 'ok' });
   }
-  return header!;
+  if (lineNumber === 0) onDamage({ lineNumber: 1, offset: 0, reason: 'the file is empty' });
+  return header;
 }
 
-/** Writes a hint file, a new one (see own-files.ts), and flushes it. */
+const isFileList = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.every((number) => Number.isSafeInteger(number) && number > 0);
+
+/** Writes a hint file, a new one (see own-files.ts), each line (JSON objects' texts) with its checksum, and flushes it. */
 export async function writeHint(
   target: string,
   header: HintHeader,
@@ -246,9 +177,9 @@ export async function writeHint(
   slices = new Slices(),
 ): Promise<void> {
   await writeNewFile(target, warn, async (handle) => {
-    let chunk = `${JSON.stringify(header)}\n`;
+    let chunk = `${withChecksum(JSON.stringify(header))}\n`;
     for (const line of lines) {
-      chunk += `${line}\n`;
+      chunk += `${withChecksum(line)}\n`;
       if (chunk.length >= 1 << 20) {
         await writeAll(handle, [Buffer.from(chunk)]);
         chunk = '';

@@ -1,15 +1,20 @@
 import { grown } from '../../typed-arrays.js';
 
 /**
- * Where a stored message's bytes are: a file, the offset of its JSON there and its length.
- * `file` > 0 is a journal file (`<file>.journal-<n>`), `file` < 0 a message file
- * (`<file>.messages-<-n>`), written at compaction.
+ * Where a stored message's bytes are: a file, the offset of its JSON there and its length, and the
+ * CRC-32 of those bytes. `file` > 0 is a journal file (`<file>.journal-<n>`), `file` < 0 a message
+ * file (`<file>.messages-<-n>`), written at compaction. `file` 0 is a message whose place was lost
+ * to a damaged hint line: `offset` is that line's byte offset and `length` the hint file's number.
  */
 export interface Location {
   readonly file: number;
   readonly offset: number;
   readonly length: number;
+  readonly crc: number;
 }
+
+/** Where a message is whose place on disk was lost with line `offset` of hint file `hint` (see {@link Location}). */
+export const lostLocation = (hint: number, offset: number): Location => ({ file: 0, offset, length: hint, crc: 0 });
 
 const EMPTY = 0;
 const REMOVED = -1;
@@ -20,7 +25,7 @@ const REMOVED = -1;
  * through an open-addressing hash table over typed arrays rather than a Map: at a million messages
  * that is half the memory, and it is sized once when a hint file is loaded instead of growing (and
  * rehashing) a million times. A message costs its id (shared with its conversation's list), a
- * table cell and 36 bytes of typed arrays, whatever its length.
+ * table cell and 40 bytes of typed arrays, whatever its length.
  */
 export class MessageIndex {
   /** Slot → id (undefined: a free slot). */
@@ -33,6 +38,7 @@ export class MessageIndex {
   #file = new Int32Array(1024);
   #offset = new Float64Array(1024);
   #length = new Uint32Array(1024);
+  #crc = new Uint32Array(1024);
   // Stamps and places are counters: 32 bits hold four billion writes of one process, and places
   // (kept across restarts) grow only by new messages.
   #version = new Uint32Array(1024);
@@ -58,7 +64,11 @@ export class MessageIndex {
   location(id: string): Location | undefined {
     const slot = this.#slotOf(id);
     if (slot === undefined) return undefined;
-    return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]! };
+    return this.#locationAt(slot);
+  }
+
+  #locationAt(slot: number): Location {
+    return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]!, crc: this.#crc[slot]! };
   }
 
   version(id: string): number | undefined {
@@ -79,6 +89,7 @@ export class MessageIndex {
     this.#file[slot] = location.file;
     this.#offset[slot] = location.offset;
     this.#length[slot] = location.length;
+    this.#crc[slot] = location.crc;
     this.#version[slot] = version ?? this.nextVersion();
     if (fresh || order !== undefined) this.#order[slot] = order ?? this.nextOrder();
     // Orders loaded from a hint file: places given out later must come after them.
@@ -92,6 +103,7 @@ export class MessageIndex {
     this.#file[slot] = to.file;
     this.#offset[slot] = to.offset;
     this.#length[slot] = to.length;
+    this.#crc[slot] = to.crc;
     return true;
   }
 
@@ -118,6 +130,24 @@ export class MessageIndex {
   /** Every message id, in no particular order. */
   *ids(): IterableIterator<string> {
     for (const id of this.#ids) if (id !== undefined) yield id;
+  }
+
+  /**
+   * The messages of slots `from` to `from + count` (slots are the keydir's own numbering, stable
+   * while a message stays; those loaded from a hint file are numbered in its order, which is the
+   * order of the message files), and the slot to go on from: 0 once every slot was seen.
+   */
+  slice(from: number, count: number): { ids: string[]; locations: Location[]; next: number } {
+    const ids: string[] = [];
+    const locations: Location[] = [];
+    const end = Math.min(this.#ids.length, from + count);
+    for (let slot = from; slot < end; slot++) {
+      const id = this.#ids[slot];
+      if (id === undefined) continue;
+      ids.push(id);
+      locations.push(this.#locationAt(slot));
+    }
+    return { ids, locations, next: end < this.#ids.length ? end : 0 };
   }
 
   #slotOf(id: string): number | undefined {
@@ -170,6 +200,7 @@ export class MessageIndex {
     this.#file = grown(this.#file, size, Int32Array);
     this.#offset = grown(this.#offset, size, Float64Array);
     this.#length = grown(this.#length, size, Uint32Array);
+    this.#crc = grown(this.#crc, size, Uint32Array);
     this.#version = grown(this.#version, size, Uint32Array);
     this.#order = grown(this.#order, size, Uint32Array);
   }

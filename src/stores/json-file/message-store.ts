@@ -1,11 +1,14 @@
+import path from 'node:path';
+import { type DamagedRecord, dataDamaged } from '../../errors.js';
 import { deepFreeze } from '../../frozen.js';
 import type { Page, PageRequest } from '../../ports.js';
 import type { ConversationRecord, MessageRecord } from '../../records.js';
 import { Slices } from '../../slices.js';
+import { DamageLog } from './damage-log.js';
 import type { RecordSpan } from './journal.js';
-import type { HintLine } from './message-files.js';
-import { MessageReader } from './message-files.js';
-import { type Location, MessageIndex } from './message-index.js';
+import { HINT_STRIDE, type HintLine, type HintLinePlace, hintPath } from './message-files.js';
+import { type Location, lostLocation, MessageIndex } from './message-index.js';
+import { MessageReader } from './message-reader.js';
 
 /**
  * A message written (or deleted, `record: null`) whose bytes the keydir does not address yet. Held
@@ -48,11 +51,26 @@ export interface CapturedMessages {
 export class MessageStore {
   readonly index = new MessageIndex();
   readonly reader: MessageReader;
+  readonly damage: DamageLog;
   readonly #unsaved = new Map<string, Unsaved>();
   readonly #cache = new Map<string, MessageRecord>();
+  /**
+   * Messages whose place came from a hint line that failed its checksum: the place may be what was
+   * damaged, so a failed read of one names that line. Few (one line's worth), so a Map.
+   */
+  readonly #suspect = new Map<string, { readonly hint: number; readonly offset: number }>();
+  /**
+   * False while the keydir holds places from a hint of version 5, which has no checksums: until
+   * the migration's compaction computes them, records are checked by parsing alone.
+   */
+  #checksums = true;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    logger: { warn(message: string): void },
+  ) {
     this.reader = new MessageReader(file);
+    this.damage = new DamageLog(path.dirname(file), logger);
   }
 
   /**
@@ -94,27 +112,83 @@ export class MessageStore {
       locations.push(location);
     }
     if (missing.length === 0) return found;
-    const values = this.reader.read(locations);
+    const { values, problems } = this.reader.read(locations, this.#checksums);
+    let damaged: DamagedRecord[] | undefined;
     for (let j = 0; j < missing.length; j++) {
       const id = ids[missing[j]!]!;
-      const record = this.#checked(values[j], id, locations[j]!);
-      found[missing[j]!] = record;
-      this.#remember(id, record);
+      const at = locations[j]!;
+      const record = values[j] as MessageRecord | undefined;
+      // Its fields were checked when it was written (or loaded); a record that is not the one the
+      // keydir names means the file was changed under the store.
+      const problem = at.file === 0 ? 'lost' : (problems[j] ?? (record?.id === id ? undefined : `it is not message "${id}"`));
+      if (problem) {
+        (damaged ??= []).push(this.#damaged(id, at, problem));
+        continue;
+      }
+      found[missing[j]!] = deepFreeze(record!);
+      this.#remember(id, found[missing[j]!]!);
     }
+    // The sound ones are remembered: reading them again without the damaged ones costs nothing.
+    if (damaged) throw dataDamaged(damaged);
     return found;
   }
 
-  /** The record read for `id`, frozen; an error naming the file if it is not that message. */
-  #checked(value: unknown, id: string, at: Location): MessageRecord {
-    const record = value as MessageRecord | undefined;
-    // Its fields were checked when it was written (or loaded); a record that is not the one the
-    // keydir names means the file was changed under the store.
-    if (record?.id !== id) {
-      throw new Error(
-        `The message file ${this.reader.pathOf(at.file)} is damaged at byte ${at.offset}: ${record === undefined ? 'the record does not parse' : `it is not message "${id}"`}. See the README on recovery.`,
-      );
+  /** The damage of message `id` at `at` (`problem`: what the read found), named and logged. */
+  #damaged(id: string, at: Location, problem: string): DamagedRecord {
+    const name = (file: string) => path.basename(file);
+    const suspect = this.#suspect.get(id);
+    let damage: DamagedRecord;
+    if (at.file === 0) {
+      const hint = name(hintPath(this.file, at.length));
+      damage = {
+        resource: 'message',
+        id,
+        file: hint,
+        offset: at.offset,
+        message: `The hint file ${hint} was damaged at byte ${at.offset}: where message "${id}" is on disk was lost with it. See the README on recovery.`,
+      };
+    } else if (suspect) {
+      const hint = name(hintPath(this.file, suspect.hint));
+      damage = {
+        resource: 'message',
+        id,
+        file: hint,
+        offset: suspect.offset,
+        message: `The hint file ${hint} is damaged at byte ${suspect.offset}: it says message "${id}" is at byte ${at.offset} of ${name(this.reader.pathOf(at.file))}, where ${problem}. See the README on recovery.`,
+      };
+    } else {
+      const file = name(this.reader.pathOf(at.file));
+      damage = {
+        resource: 'message',
+        id,
+        file,
+        offset: at.offset,
+        message: `The ${at.file > 0 ? 'journal' : 'message file'} ${file} is damaged at byte ${at.offset}: ${problem} (message "${id}"). See the README on recovery.`,
+      };
     }
-    return deepFreeze(record);
+    this.damage.record(damage);
+    return damage;
+  }
+
+  /**
+   * Checks the messages of keydir slots `from` to `from + count` against their checksums (no
+   * parse), and records the damaged ones; answers how many messages were seen (held writes, which
+   * replace what is on disk, and lost places are not read) and the slot to go on from (0 once
+   * all were seen). For the check that runs after the start.
+   */
+  checkSlice(from: number, count: number): { checked: number; next: number } {
+    const { ids, locations, next } = this.index.slice(from, count);
+    const picked: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      // Held writes replace what is on disk; lost places are known damaged already.
+      if (!this.#unsaved.has(ids[i]!) && locations[i]!.file !== 0) picked.push(i);
+    }
+    if (!this.#checksums) return { checked: ids.length, next };
+    const problems = this.reader.check(picked.map((i) => locations[i]!));
+    problems.forEach((problem, j) => {
+      if (problem) this.#damaged(ids[picked[j]!]!, locations[picked[j]!]!, problem);
+    });
+    return { checked: ids.length, next };
   }
 
   #remember(id: string, record: MessageRecord): void {
@@ -163,6 +237,9 @@ export class MessageStore {
     const order = below?.order ?? this.index.order(id) ?? this.index.nextOrder();
     this.#unsaved.set(id, { record, version: this.index.nextVersion(), order, seq, below });
     this.#cache.delete(id);
+    // Written again or deleted: what was damaged is no longer what the store holds.
+    this.damage.forget(id);
+    this.#suspect.delete(id);
   }
 
   /**
@@ -204,7 +281,12 @@ export class MessageStore {
       const written = this.#find(top, (held) => held.seq === seq);
       const span = byId.get(id);
       if (span) {
-        this.index.set(id, { file: line.file, offset: line.offset + span.start, length: span.length }, written?.version, written?.order);
+        this.index.set(
+          id,
+          { file: line.file, offset: line.offset + span.start, length: span.length, crc: span.crc },
+          written?.version,
+          written?.order,
+        );
       } else {
         this.index.delete(id);
       }
@@ -252,21 +334,79 @@ export class MessageStore {
   }
 
   /**
-   * Fills the keydir from one hint file line, aligned with its conversation's `messages`
-   * (`expected`: how many messages the whole file holds, to size the keydir once).
+   * Fills the keydir from one line of hint file number `hint` (of format `version`), aligned with
+   * its conversation's `messages`. A message whose numbers are not a place in one of
+   * `messageFiles` is lost (its place is gone with the damage); those of a line that failed its
+   * checksum are kept but suspect (see {@link #suspect}): each one's own checksum says, when it is
+   * read, whether its place was what the damage changed. Answers false when the line could not be
+   * used at all (it failed its checksum and does not fit its conversation).
    */
-  loadHintLine(line: HintLine, conversation: ConversationRecord | undefined, where: string): void {
+  loadHintLine(
+    line: HintLine,
+    conversation: ConversationRecord | undefined,
+    hint: number,
+    version: number,
+    place: HintLinePlace,
+    messageFiles: ReadonlySet<number>,
+  ): boolean {
+    const stride = HINT_STRIDE[version]!;
     const ids = line.c === null ? line.ids : conversation?.messages;
-    if (!ids || ids.length * 4 !== line.at.length) {
+    if (!ids || ids.length * stride !== line.at.length) {
+      if (place.damaged) {
+        // Its conversation goes without a line: see markLost.
+        this.damage.line(path.basename(hintPath(this.file, hint)), place.offset, 'the line fails its checksum');
+        return false;
+      }
       throw new Error(
-        `The hint file ${where} does not match the snapshot (conversation "${line.c}"). Nothing was changed; see the README on recovery.`,
+        `The hint file ${hintPath(this.file, hint)}, line ${place.lineNumber}, does not match the snapshot (conversation "${line.c}"). Nothing was changed; see the README on recovery.`,
       );
     }
+    if (place.damaged) this.damage.line(path.basename(hintPath(this.file, hint)), place.offset, 'the line fails its checksum');
+    if (version < 6) this.#checksums = false;
     const at = line.at;
     for (let i = 0; i < ids.length; i++) {
-      const file = at[4 * i]!;
-      if (file !== 0) this.index.set(ids[i]!, { file, offset: at[4 * i + 1]!, length: at[4 * i + 2]! }, undefined, at[4 * i + 3]!);
+      const [file, offset, length, order, crc] = [0, 1, 2, 3, 4].map((k) => (k < stride ? at[stride * i + k] : 0)) as number[];
+      const id = ids[i]!;
+      const isCount = (value: number | undefined, most: number) => Number.isInteger(value) && value! >= 0 && value! <= most;
+      const sound = isCount(order, 0xffffffff) && isCount(crc, 0xffffffff) && isCount(offset, Number.MAX_SAFE_INTEGER);
+      if (file === 0 && length === 0) continue; // A message the store lacked when it wrote the hint.
+      if (file === 0 && sound && isCount(length, 0xffffffff) && length! > 0 && !place.damaged) {
+        // Lost at an earlier start, and kept so by the compactions since: still lost.
+        this.#lose(id, { file: 0, offset: offset!, length: length!, crc: 0 }, order);
+        continue;
+      }
+      if (!sound || !isCount(length, 0xffffffff) || !Number.isInteger(file) || !messageFiles.has(-file!)) {
+        this.#lose(id, lostLocation(hint, place.offset), isCount(order, 0xffffffff) ? order : undefined);
+        continue;
+      }
+      this.index.set(id, { file: file!, offset: offset!, length: length!, crc: crc! }, undefined, order);
+      if (place.damaged) this.#suspect.set(id, { hint, offset: place.offset });
     }
+    return true;
+  }
+
+  /**
+   * The messages `ids` (of a conversation whose hint line was damaged past reading) are lost: their
+   * places went with line `offset` of hint file number `hint`.
+   */
+  markLost(ids: readonly string[], hint: number, offset: number): void {
+    for (const id of ids) if (!this.index.has(id)) this.#lose(id, lostLocation(hint, offset));
+  }
+
+  /** Keeps `id` in the keydir at a lost place (`file` 0), known damaged from now on. */
+  #lose(id: string, at: Location, order?: number): void {
+    this.index.set(id, at, undefined, order);
+    this.#damaged(id, at, 'lost');
+  }
+
+  /** Whether the keydir holds places without checksums (from a hint of version 5): the next compaction computes them. */
+  get needsChecksums(): boolean {
+    return !this.#checksums;
+  }
+
+  /** The keydir holds every checksum again (a migration from version 5 computed them). */
+  checksumsKnown(): void {
+    this.#checksums = true;
   }
 
   /**

@@ -35,6 +35,12 @@ const STEPS: Record<
   // snapshot names. The store does the move (it writes those files) at its first compaction;
   // until then the migrated snapshot holds them as version 4 did. Records are unchanged.
   4: {},
+  // 5 → 6: every journal line, hint line and message record has a checksum (CRC-32): a journal or
+  // hint line ends with its own, and a message's is in the hint beside its place. The store
+  // computes the messages' at its first compaction, which reads every one of them, and writes a
+  // hint of version 6; journal lines written before have none, and are read as they are.
+  // Records are unchanged.
+  5: {},
 };
 
 /** The snapshot in the current layout, or an error if it comes from a newer release or is damaged. */
