@@ -81,16 +81,31 @@ export class MessageStore {
     if (ids.length <= SLICE_BATCH) return this.getMany(ids);
     const slices = new Slices();
     const found: (MessageRecord | undefined)[] = [];
+    // Every batch is read, damage or not, so one error names every damaged message of the read.
+    const damaged: DamagedRecord[] = [];
     for (let start = 0; start < ids.length; start += SLICE_BATCH) {
-      const batch = this.getMany(ids.slice(start, start + SLICE_BATCH));
+      const batch = this.#read(ids.slice(start, start + SLICE_BATCH), damaged);
       for (const record of batch) found.push(record);
       if (slices.due) await slices.next();
     }
+    if (damaged.length > 0) throw dataDamaged(damaged);
     return found;
   }
 
-  /** The records of these ids, index for index; undefined where one is missing. */
+  /**
+   * The records of these ids, index for index; undefined where one is missing. DATA_DAMAGED when
+   * any is damaged on disk, naming every damaged one (the sound ones are remembered meanwhile:
+   * reading them again without the damaged ones costs nothing).
+   */
   getMany(ids: readonly string[]): (MessageRecord | undefined)[] {
+    const damaged: DamagedRecord[] = [];
+    const found = this.#read(ids, damaged);
+    if (damaged.length > 0) throw dataDamaged(damaged);
+    return found;
+  }
+
+  /** {@link getMany}, adding the damaged records to `damaged` (undefined in the answer). */
+  #read(ids: readonly string[], damaged: DamagedRecord[]): (MessageRecord | undefined)[] {
     const found: (MessageRecord | undefined)[] = new Array(ids.length);
     const missing: number[] = [];
     const locations: Location[] = [];
@@ -113,7 +128,6 @@ export class MessageStore {
     }
     if (missing.length === 0) return found;
     const { values, problems } = this.reader.read(locations, this.#checksums);
-    let damaged: DamagedRecord[] | undefined;
     for (let j = 0; j < missing.length; j++) {
       const id = ids[missing[j]!]!;
       const at = locations[j]!;
@@ -122,14 +136,12 @@ export class MessageStore {
       // keydir names means the file was changed under the store.
       const problem = at.file === 0 ? 'lost' : (problems[j] ?? (record?.id === id ? undefined : `it is not message "${id}"`));
       if (problem) {
-        (damaged ??= []).push(this.#damaged(id, at, problem));
+        damaged.push(this.#damaged(id, at, problem));
         continue;
       }
       found[missing[j]!] = deepFreeze(record!);
       this.#remember(id, found[missing[j]!]!);
     }
-    // The sound ones are remembered: reading them again without the damaged ones costs nothing.
-    if (damaged) throw dataDamaged(damaged);
     return found;
   }
 
