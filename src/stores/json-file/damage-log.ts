@@ -12,10 +12,13 @@ const NAMED_IDS = 20;
  * start-up check), then as soon as a file is first found damaged.
  */
 export class DamageLog {
-  readonly #records = new Map<string, DamagedRecord>();
-  readonly #lines: { readonly file: string; readonly offset: number; readonly message: string }[] = [];
+  /** Damaged records by id: where (a file's name, shared) and at which byte. */
+  readonly #records = new Map<string, { readonly file: string; readonly offset: number }>();
+  readonly #lines: { readonly file: string; readonly offset: number }[] = [];
   readonly #logged = new Set<string>();
   #reported = false;
+  /** {@link files} as last computed, until something changes (health is asked often, damage changes rarely). */
+  #summary: DamagedFile[] | undefined;
 
   constructor(
     /** The store's folder, to name files in full in the log. */
@@ -25,24 +28,29 @@ export class DamageLog {
 
   /** A damaged record (again or for the first time). */
   record(damage: DamagedRecord): void {
-    this.#records.set(damage.id, damage);
-    if (this.#reported && !this.#logged.has(damage.file)) this.#log(damage.file);
+    const known = this.#records.get(damage.id);
+    if (known?.file === damage.file && known.offset === damage.offset) return;
+    this.#records.set(damage.id, { file: this.#name(damage.file), offset: damage.offset });
+    this.#changed(damage.file);
+  }
+
+  /** One string per file name, however many damaged records name it. */
+  readonly #names = new Map<string, string>();
+  #name(file: string): string {
+    let name = this.#names.get(file);
+    if (name === undefined) this.#names.set(file, (name = file));
+    return name;
   }
 
   /** A line of a file read at open that is damaged. */
-  line(file: string, offset: number, message: string): void {
-    this.#lines.push({ file, offset, message });
-    if (this.#reported && !this.#logged.has(file)) this.#log(file);
+  line(file: string, offset: number): void {
+    this.#lines.push({ file: this.#name(file), offset });
+    this.#changed(file);
   }
 
   /** The record was written again or deleted: its damage is gone from what the store holds. */
   forget(id: string): void {
-    this.#records.delete(id);
-  }
-
-  /** Whether the record is known to be damaged. */
-  has(id: string): boolean {
-    return this.#records.has(id);
+    if (this.#records.delete(id)) this.#summary = undefined;
   }
 
   /** Logs a line per damaged file found so far; from now on, a file is logged when first found damaged. */
@@ -53,32 +61,30 @@ export class DamageLog {
 
   /** The damaged files, by name. */
   files(): DamagedFile[] {
-    const byFile = new Map<string, { offsets: Set<number>; ids: string[]; records: number; lines: number }>();
-    const of = (file: string) => {
+    if (this.#summary) return this.#summary;
+    const byFile = new Map<string, { offsets: Set<number>; first: number; ids: string[]; records: number }>();
+    const add = (file: string, offset: number) => {
       let entry = byFile.get(file);
-      if (!entry) byFile.set(file, (entry = { offsets: new Set(), ids: [], records: 0, lines: 0 }));
+      if (!entry) byFile.set(file, (entry = { offsets: new Set(), first: offset, ids: [], records: 0 }));
+      entry.offsets.add(offset);
+      if (offset < entry.first) entry.first = offset;
       return entry;
     };
-    for (const line of this.#lines) {
-      const entry = of(line.file);
-      entry.offsets.add(line.offset);
-      entry.lines++;
-    }
-    for (const damage of this.#records.values()) {
-      const entry = of(damage.file);
-      entry.offsets.add(damage.offset);
+    for (const line of this.#lines) add(line.file, line.offset);
+    for (const [id, { file, offset }] of this.#records) {
+      const entry = add(file, offset);
       entry.records++;
-      if (entry.ids.length < NAMED_IDS) entry.ids.push(damage.id);
+      if (entry.ids.length < NAMED_IDS) entry.ids.push(id);
     }
-    return [...byFile]
-      .map(([file, entry]) => ({
-        file,
-        places: entry.offsets.size,
-        firstOffset: Math.min(...entry.offsets),
-        records: entry.records,
-        ids: entry.ids,
-      }))
+    this.#summary = [...byFile]
+      .map(([file, entry]) => ({ file, places: entry.offsets.size, firstOffset: entry.first, records: entry.records, ids: entry.ids }))
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    return this.#summary;
+  }
+
+  #changed(file: string): void {
+    this.#summary = undefined;
+    if (this.#reported && !this.#logged.has(file)) this.#log(file);
   }
 
   #log(file: string): void {

@@ -46,7 +46,7 @@ export async function loadHint(
       else if (line.c !== null) withLine.add(line.c);
     },
     (damage) => {
-      messages.damage.line(path.basename(hintFile), damage.offset, damage.reason);
+      messages.damage.line(path.basename(hintFile), damage.offset);
       if (damage.lineNumber > 1) unusable.push(damage.offset);
     },
   );

@@ -31,6 +31,12 @@ const SLICE_BATCH = 256;
 /** Parsed messages kept after a read: a conversation read again soon is not parsed again. */
 const CACHED_MESSAGES = 4096;
 
+const MAX_U32 = 0xffffffff;
+
+/** Whether a value of a hint line is a whole number from 0 to `most` (a damaged line may hold anything). */
+const isCount = (value: unknown, most: number): value is number =>
+  Number.isInteger(value) && (value as number) >= 0 && (value as number) <= most;
+
 /** One message as a compaction found it: its record (not on disk yet, or not where it may stay) or its place. */
 export type CapturedMessage =
   | { readonly id: string; readonly order: number; readonly unsaved: Unsaved; readonly record: MessageRecord }
@@ -366,33 +372,36 @@ export class MessageStore {
     if (!ids || ids.length * stride !== line.at.length) {
       if (place.damaged) {
         // Its conversation goes without a line: see markLost.
-        this.damage.line(path.basename(hintPath(this.file, hint)), place.offset, 'the line fails its checksum');
+        this.damage.line(path.basename(hintPath(this.file, hint)), place.offset);
         return false;
       }
       throw new Error(
         `The hint file ${hintPath(this.file, hint)}, line ${place.lineNumber}, does not match the snapshot (conversation "${line.c}"). Nothing was changed; see the README on recovery.`,
       );
     }
-    if (place.damaged) this.damage.line(path.basename(hintPath(this.file, hint)), place.offset, 'the line fails its checksum');
+    if (place.damaged) this.damage.line(path.basename(hintPath(this.file, hint)), place.offset);
     if (version < 6) this.#checksums = false;
     const at = line.at;
-    for (let i = 0; i < ids.length; i++) {
-      const [file, offset, length, order, crc] = [0, 1, 2, 3, 4].map((k) => (k < stride ? at[stride * i + k] : 0)) as number[];
+    // A million messages load here at a start: no allocation per message but its keydir entry.
+    for (let i = 0, base = 0; i < ids.length; i++, base += stride) {
       const id = ids[i]!;
-      const isCount = (value: number | undefined, most: number) => Number.isInteger(value) && value! >= 0 && value! <= most;
-      const sound = isCount(order, 0xffffffff) && isCount(crc, 0xffffffff) && isCount(offset, Number.MAX_SAFE_INTEGER);
+      const file = at[base];
+      const offset = at[base + 1];
+      const length = at[base + 2];
+      const order = at[base + 3];
+      const crc = stride > 4 ? at[base + 4] : 0;
       if (file === 0 && length === 0) continue; // A message the store lacked when it wrote the hint.
-      if (file === 0 && sound && isCount(length, 0xffffffff) && length! > 0 && !place.damaged) {
+      const sound =
+        isCount(offset, Number.MAX_SAFE_INTEGER) && isCount(length, MAX_U32) && isCount(order, MAX_U32) && isCount(crc, MAX_U32);
+      if (sound && file === 0 && !place.damaged) {
         // Lost at an earlier start, and kept so by the compactions since: still lost.
-        this.#lose(id, { file: 0, offset: offset!, length: length!, crc: 0 }, order);
-        continue;
+        this.#lose(id, { file: 0, offset, length, crc: 0 }, order);
+      } else if (!sound || !Number.isInteger(file) || !messageFiles.has(-file!)) {
+        this.#lose(id, lostLocation(hint, place.offset), isCount(order, MAX_U32) ? order : undefined);
+      } else {
+        this.index.set(id, { file: file!, offset, length, crc }, undefined, order);
+        if (place.damaged) this.#suspect.set(id, { hint, offset: place.offset });
       }
-      if (!sound || !isCount(length, 0xffffffff) || !Number.isInteger(file) || !messageFiles.has(-file!)) {
-        this.#lose(id, lostLocation(hint, place.offset), isCount(order, 0xffffffff) ? order : undefined);
-        continue;
-      }
-      this.index.set(id, { file: file!, offset: offset!, length: length!, crc: crc! }, undefined, order);
-      if (place.damaged) this.#suspect.set(id, { hint, offset: place.offset });
     }
     return true;
   }
