@@ -22,22 +22,19 @@ export async function readSkippingDamaged<C extends CollectionName>(
   ids: readonly string[],
   skipped: SkippedRecord[],
 ): Promise<(Collections[C] | undefined)[]> {
-  const found: (Collections[C] | undefined)[] = new Array(ids.length);
-  // Positions in `ids` still to read.
-  let positions = ids.map((_, i) => i);
+  // Positions in `ids` still to read; all of them at first (the usual read: nothing damaged, one call).
+  let positions: number[] | undefined;
   for (;;) {
     let records: (Collections[C] | undefined)[];
     try {
-      records = await view.getMany(
-        collection,
-        positions.map((i) => ids[i]!),
-      );
+      records = await view.getMany(collection, positions ? positions.map((i) => ids[i]!) : ids);
     } catch (error) {
       const damaged = damagedRecordsOf(error);
+      const reading = positions ?? ids.map((_, i) => i);
       const bad = new Set(damaged?.map((record) => record.id));
-      const rest = positions.filter((i) => !bad.has(ids[i]!));
+      const rest = reading.filter((i) => !bad.has(ids[i]!));
       // An error that names none of these records is not one to read around.
-      if (!damaged || rest.length === positions.length) throw error;
+      if (!damaged || rest.length === reading.length) throw error;
       const named = new Set(skipped.map((record) => `${record.resource}\u0000${record.id}`));
       for (const record of damaged) {
         if (named.has(`${record.resource}\u0000${record.id}`)) continue;
@@ -47,8 +44,11 @@ export async function readSkippingDamaged<C extends CollectionName>(
       positions = rest;
       continue;
     }
+    const read = positions;
+    if (!read) return records;
+    const found: (Collections[C] | undefined)[] = new Array(ids.length);
     records.forEach((record, j) => {
-      found[positions[j]!] = record;
+      found[read[j]!] = record;
     });
     return found;
   }

@@ -372,6 +372,32 @@ describe('JSON-file store: damage is detected, named and contained', () => {
   });
 });
 
+describe('JSON-file store: a damaged hint header', () => {
+  it('does not stop the start: every message file on disk is kept, every message read, and the header named', async () => {
+    const written = await writeStore();
+    const hint = await hintOf(written.folder);
+    await flip4(path.join(written.folder, hint), 2);
+    const warnings: string[] = [];
+    const service = await createService(serviceOptions(written.folder, warnings));
+    await vi.waitFor(async () => expect((await service.health()).store?.check.state).toBe('done'), { timeout: 10_000 });
+    for (const conversation of written.conversations) {
+      const read = await service.getConversation(conversation.id);
+      expect(read.messages.iterable.map((message) => message.id)).toEqual(conversation.messages);
+      expect(read).not.toHaveProperty('skipped');
+    }
+    expect((await service.health()).store!.damaged).toEqual([{ file: hint, places: 1, firstOffset: 0, records: 0, ids: [] }]);
+    expect(warnings.filter((warning) => warning.startsWith('Damaged data in'))).toHaveLength(1);
+    // The next compaction writes a sound hint; the files the old one named stay until the one after.
+    await service.createConversation({ type: 'COPILOT', messages: [{ role: 'USER', fragment: { string: { raw: 'after' } } }] });
+    await service.close();
+    const reopened = await createService(serviceOptions(written.folder));
+    await vi.waitFor(async () => expect((await reopened.health()).store?.check.state).toBe('done'), { timeout: 10_000 });
+    expect(await reopened.health()).toMatchObject({ status: 'ok' });
+    expect((await reopened.listConversations()).iterable).toHaveLength(written.conversations.length + 1);
+    await reopened.close();
+  });
+});
+
 describe('JSON-file store: the start-up check', () => {
   it('finds nothing in a sound store, and says so in one word over HTTP', async () => {
     const written = await writeStore();

@@ -28,8 +28,11 @@ export type LineCheck = 'ok' | 'mismatch' | 'none';
 
 /** Checks the line at bytes `start` to `end` (its newline excluded) of `buffer` against its checksum field. */
 export function checkLine(buffer: Buffer, start: number, end: number): LineCheck {
-  const at = buffer.lastIndexOf(FIELD_BYTES, end - 1);
-  if (at < start || buffer[end - 1] !== CLOSE) return 'none';
+  if (end <= start || buffer[end - 1] !== CLOSE) return 'none';
+  // Searched within the line alone: a line without the field must not send the search back through the lines before it.
+  const inLine = buffer.subarray(start, end).lastIndexOf(FIELD_BYTES);
+  if (inLine < 0) return 'none';
+  const at = start + inLine;
   let value = 0;
   const digits = end - 1 - (at + FIELD_BYTES.length);
   if (digits < 1 || digits > 10) return 'none';
