@@ -50,6 +50,13 @@ export async function encodeEntryInSlices(
   spans?: RecordSpan[],
 ): Promise<Buffer[]> {
   const parts: Buffer[] = [];
+  // The line's checksum, taken piece by piece as the pieces are made (each in its slice).
+  let crc = 0;
+  const push = (piece: string) => {
+    const bytes = Buffer.from(piece);
+    crc = crc32(bytes, crc);
+    parts.push(bytes);
+  };
   let text = `{"seq":${entry.seq},${entry.version === undefined ? '' : `"version":${entry.version},`}"changes":[`;
   // Bytes of the line so far, text included: where a record starts, for `spans`. Counted piece by
   // piece, so a line of 20,000 records is not measured again for each one.
@@ -73,14 +80,12 @@ export async function encodeEntryInSlices(
     }
     first = false;
     if (slices.due) {
-      parts.push(Buffer.from(text));
+      push(text);
       text = '';
       await slices.next();
     }
   }
-  parts.push(Buffer.from(`${text}]`));
-  let crc = 0;
-  for (const part of parts) crc = crc32(part, crc);
+  push(`${text}]`);
   parts.push(Buffer.from(checksumEnd(crc)));
   return parts;
 }
