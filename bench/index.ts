@@ -11,7 +11,8 @@
  * the median over the rounds. Ratios between sizes then compare measurements taken seconds apart.
  *
  * Then it runs the search benchmark (bench/search.ts, `npm run bench:search`, with its own SEARCH_*
- * env) in a process of its own, once the stores above are gone.
+ * env) and the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env),
+ * each in a process of its own, once the stores above are gone.
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
@@ -364,10 +365,12 @@ try {
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 }
 
-// The search benchmark, in a process of its own: its figures follow these.
-const search = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/search.ts')], { stdio: 'inherit' });
-const searchCode = await new Promise<number | null>((resolve) => search.once('exit', resolve));
-if (searchCode !== 0) {
-  console.error(`bench/search.ts exited with ${searchCode}`);
-  process.exitCode = 1;
+// The search benchmark and the attacks on search, each in a process of its own: their figures follow these.
+for (const section of ['bench/search.ts', 'bench/attacks.ts']) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(section)], { stdio: 'inherit' });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) {
+    console.error(`${section} exited with ${code}`);
+    process.exitCode = 1;
+  }
 }

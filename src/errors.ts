@@ -50,6 +50,8 @@ export interface ServiceErrorDetails {
   readonly existingId?: string;
   /** For limits: the most the service accepts. */
   readonly limit?: number;
+  /** For a search over its work budget: which one (`postings`, `recordChars`; see `SEARCH_BUDGET`). */
+  readonly budget?: string;
   /** For damaged data: the file (its name in the store's folder) where the damage is. */
   readonly file?: string;
   /** For damaged data: the byte offset in `file` of the damaged record or line. */

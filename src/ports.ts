@@ -1,6 +1,7 @@
 import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
 import type { RecordChange } from './search/record-docs.js';
 import type { ConversationHit, Field, TextHit, TextQuery } from './search/text-index.js';
+import type { QueryWord } from './search/tokens.js';
 
 export type { RecordChange } from './search/record-docs.js';
 export type { ConversationHit, Field, TextHit, TextQuery, TimeRange } from './search/text-index.js';
@@ -141,6 +142,12 @@ export interface TextSearch {
   watch?(listener: (changes: readonly RecordChange[]) => void): () => void;
   /** Every document the index holds: what an index kept beside it checks itself against at start. */
   documents?(): Promise<Iterable<IndexedDocRef>>;
+  /**
+   * The postings the index holds for these words' own terms (their prefixes and typos aside): a
+   * lower bound of what a search for them walks, known before it is done, so a request over its
+   * budget (`SEARCH_BUDGET.postings`) is refused before any of its engines run.
+   */
+  postings?(words: readonly QueryWord[]): Promise<number>;
 }
 
 /** A document of the text index by its record: which field, its id and its conversation. */

@@ -36,6 +36,7 @@ import { renameConversation, summarizeConversation } from './operations/summarie
 import type { Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
 import { withSearch } from './search/indexed-repository.js';
+import { SEARCH_BUDGET, type SearchBudgetLimits } from './search/search-budget.js';
 import { createJsonFileRepository } from './stores/json-file/lazy.js';
 import { createMemoryRepository } from './stores/memory.js';
 import type {
@@ -111,6 +112,11 @@ export interface ServiceOptions {
    * (`privateAddresses`, `allowedHosts`). See {@link DownloadOptions}.
    */
   readonly downloads?: DownloadOptions;
+  /**
+   * The most work one search request may do, budget by budget: see `SEARCH_BUDGET` for each and
+   * its default. Lower them on a slow machine, raise `postings` for a very large store.
+   */
+  readonly searchBudget?: Partial<SearchBudgetLimits>;
 }
 
 /** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
@@ -256,7 +262,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         reconcile: store.search !== undefined,
       })
     : undefined;
-  const searching: search.SearchContext = { search: repository.search, ctx, ...(vectors ? { vectors } : {}) };
+  const searching: search.SearchContext = {
+    search: repository.search,
+    ctx,
+    budget: { ...SEARCH_BUDGET, ...options.searchBudget },
+    ...(vectors ? { vectors } : {}),
+  };
   const records = <T>(kind: RecordKindName) => ({
     create: (seed: object, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
     list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,

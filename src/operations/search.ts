@@ -3,8 +3,10 @@ import type { ConversationHit, TextHit, TextQuery, TextSearch, TimeRange } from 
 import type { AnnotationRecord, MessageRecord } from '../records.js';
 import { conversationSnapshot, renderAnnotation, renderConversationOutline, renderMessage } from '../render/conversation.js';
 import { type SearchEngineInput, type SearchEnginesInput, searchInputSchema } from '../schemas/search.js';
-import { endsInWord, queryWords } from '../search/tokens.js';
+import { SearchBudget, type SearchBudgetLimits } from '../search/search-budget.js';
+import { endsInWord, MAX_QUERY_WORDS, queryWords } from '../search/tokens.js';
 import type { VectorHit, VectorIndex } from '../search/vector-index.js';
+import { Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type {
   SearchedAnnotation,
@@ -39,6 +41,8 @@ export interface SearchContext {
   readonly ctx: OperationContext;
   /** Vectors of meaning, for `embeddings` engines, when the service has an embedder. */
   readonly vectors?: VectorIndex;
+  /** The most work one request may do (`SEARCH_BUDGET` unless the service was given others). */
+  readonly budget?: SearchBudgetLimits;
   /** Set once the log has said that `embeddings` engines run as full text: it says so once. */
   saidFullText?: boolean;
 }
@@ -79,12 +83,19 @@ async function searchMessagesIn(
       plan.skipped,
     ),
   );
+  plan.budget.spend(
+    'recordChars',
+    sumOf(records, (record) => messageText(record).length),
+  );
+  const matcher = new QueryMatcher(plan.queries);
+  const slices = plan.slices;
   const iterable: SearchedConversationMessage[] = [];
-  slice.forEach((hit, i) => {
+  for (const [i, hit] of slice.entries()) {
+    if (slices.due) await slices.next();
     const record = records[i];
-    if (!record) return;
-    iterable.push(searchedMessage(hit, record, plan.queries, page.transferables));
-  });
+    if (!record) continue;
+    iterable.push(searchedMessage(hit, record, matcher, page.transferables));
+  }
   return withNext(plan.withSkipped({ iterable }), found.length, page.offset + page.limit);
 }
 
@@ -116,24 +127,31 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
       : [];
     return { conversations, messages, annotations, snapshots };
   });
+  plan.budget.spend(
+    'recordChars',
+    sumOf(read.conversations, (record) => record?.name?.length ?? 0) +
+      sumOf(read.messages, (record) => messageText(record).length) +
+      sumOf(read.annotations, (record) => record?.text.length ?? 0) +
+      sumOf(read.snapshots, outlineChars),
+  );
   const messages = new Map(read.messages.filter((m) => m !== undefined).map((m) => [m.id, m]));
   const annotations = new Map(read.annotations.filter((a) => a !== undefined).map((a) => [a.id, a]));
+  const matcher = new QueryMatcher(plan.queries);
+  const slices = plan.slices;
   const iterable: SearchedConversation[] = [];
   for (const [i, hit] of slice.entries()) {
+    if (slices.due) await slices.next();
     const record = read.conversations[i];
     if (!record) continue;
     const messageHits = (hit.conversation?.messages ?? []).flatMap((m) => {
       const message = messages.get(m.id);
-      return message ? [searchedMessage({ ...m, temporal: hit.temporal }, message, plan.queries, page.transferables)] : [];
+      return message ? [searchedMessage({ ...m, temporal: hit.temporal }, message, matcher, page.transferables)] : [];
     });
     const annotationHits = (hit.conversation?.annotations ?? []).flatMap((a) => {
       const annotation = annotations.get(a.id);
-      return annotation ? [searchedAnnotation(a, annotation, plan.queries, page.transferables)] : [];
+      return annotation ? [searchedAnnotation(a, annotation, matcher, page.transferables)] : [];
     });
-    const exact =
-      plan.queries.some((query) => holds(record.name ?? '', query)) ||
-      messageHits.some((m) => m.exact) ||
-      annotationHits.some((a) => a.exact);
+    const exact = matcher.holds(record.name ?? '') || messageHits.some((m) => m.exact) || annotationHits.some((a) => a.exact);
     const searched: SearchedConversation = { exact, similarity: round(hit.similarity), identifier: record.id };
     if (hit.temporal) searched.temporal = true;
     const snapshot = read.snapshots[i];
@@ -157,6 +175,10 @@ class Plan {
   readonly queries: string[] = [];
   /** Records left out because they are damaged on disk: the answer names them. */
   readonly skipped: SkippedRecord[] = [];
+  /** The work the whole request may do, its engines' and its answer's. */
+  readonly budget: SearchBudget;
+  /** The request's clock: its engines and its answer's records give other requests a turn every slice. */
+  readonly slices = new Slices();
 
   /** How many hits an engine asks the index for: the page and one more when nothing combines or filters them; else {@link CANDIDATES}. */
   #candidates = CANDIDATES;
@@ -166,7 +188,9 @@ class Plan {
     readonly scope: Scope,
     /** Where the page asked for ends: with one engine alone, the index need find no more (and one to say there is a next page). */
     readonly pageEnd: number,
-  ) {}
+  ) {
+    this.budget = new SearchBudget(sc.budget);
+  }
 
   /** The answer, with `skipped` when damaged records were left out. */
   withSkipped<T extends object>(answer: T): T & { skipped?: SkippedRecord[] } {
@@ -175,13 +199,37 @@ class Plan {
 
   /** The records the engines find together, best first. */
   async run(engines: SearchEnginesInput, depth: number): Promise<Found[]> {
+    if (depth === 0) await this.#refuseIfTooCostly(engines);
     const alone = engines.iterable.length === 1 ? engines.iterable[0]! : undefined;
     if (depth === 0 && alone && !alone.operations && !alone.embeddings && !alone.full_text?.exact && alone.full_text?.similarity == null) {
       this.#candidates = Math.min(CANDIDATES, this.pageEnd + 1);
     }
     const results: Found[][] = [];
-    for (const engine of engines.iterable) results.push(await this.#engine(engine, depth));
-    return engines.type === 'AND' ? intersect(results) : union(results);
+    for (const engine of engines.iterable) {
+      if (this.slices.due) await this.slices.next();
+      results.push(await this.#engine(engine, depth));
+    }
+    return engines.type === 'AND' ? intersect(results, this.slices) : union(results, this.slices);
+  }
+
+  /**
+   * Refuses the request before any engine runs when the postings its engines' own words hold (a
+   * lower bound of what they walk) are already over the budget: the engines would otherwise walk
+   * most of the budget before the one that goes past it is refused.
+   */
+  async #refuseIfTooCostly(engines: SearchEnginesInput): Promise<void> {
+    const { search } = this.sc;
+    if (!search.postings) return;
+    let postings = 0;
+    const add = async (list: SearchEnginesInput) => {
+      for (const engine of list.iterable) {
+        const words = queryWords(engine.query?.trim() ?? '');
+        if (words.length > 0) postings += await search.postings!(words);
+        if (engine.operations) await add(engine.operations);
+      }
+    };
+    await add(engines);
+    this.budget.check('postings', postings);
   }
 
   async #engine(engine: SearchEngineInput, depth: number): Promise<Found[]> {
@@ -194,6 +242,8 @@ class Plan {
       // A query that ends in a space or punctuation takes its last word whole.
       prefix: endsInWord(engine.query ?? ''),
       limit: this.#candidates,
+      budget: this.budget,
+      slices: this.slices,
       ...timeRanges(engine),
       ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
     };
@@ -212,10 +262,10 @@ class Plan {
           : (await this.sc.search.searchMessages(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal }));
     } else if (query !== '') found = [];
     // By meaning too: what the words found, and what the vectors found, each at its best similarity.
-    if (byMeaning) found = union([found ?? [], byMeaning]);
+    if (byMeaning) found = await union([found ?? [], byMeaning], this.slices);
     if (engine.operations) {
       const nested = await this.run(engine.operations, depth + 1);
-      found = found === undefined ? nested : intersect([found, nested]);
+      found = found === undefined ? nested : await intersect([found, nested], this.slices);
     }
     found ??= [];
     const least = engine.full_text?.similarity ?? engine.embeddings?.similarity;
@@ -289,9 +339,20 @@ class Plan {
   /** The hits whose text holds `query` verbatim (letter case and spacing aside). */
   async #verbatim(found: Found[], query: string): Promise<Found[]> {
     const ids = found.map((hit) => hit.id);
+    const matcher = new QueryMatcher([query]);
+    const slices = this.slices;
     if (this.scope.kind === 'messages') {
       const records = await this.sc.ctx.repository.read((view) => readSkippingDamaged(view, 'messages', ids, this.skipped));
-      return found.filter((_, i) => holds(messageText(records[i]), query));
+      this.budget.spend(
+        'recordChars',
+        sumOf(records, (record) => messageText(record).length),
+      );
+      const kept: Found[] = [];
+      for (const [i, hit] of found.entries()) {
+        if (slices.due) await slices.next();
+        if (matcher.holds(messageText(records[i]))) kept.push(hit);
+      }
+      return kept;
     }
     const kept: Found[] = [];
     const texts = await this.sc.ctx.repository.read(async (view) => {
@@ -308,14 +369,20 @@ class Plan {
       );
       return { names, messages: messages.map(messageText), annotations: annotations.map((a) => a?.text ?? '') };
     });
+    const length = (text: string) => text.length;
+    this.budget.spend(
+      'recordChars',
+      sumOf(texts.names, (record) => record?.name?.length ?? 0) + sumOf(texts.messages, length) + sumOf(texts.annotations, length),
+    );
     let m = 0;
     let a = 0;
-    found.forEach((hit, i) => {
+    for (const [i, hit] of found.entries()) {
+      if (slices.due) await slices.next();
       const own = [texts.names[i]?.name ?? ''];
       for (const _ of hit.conversation?.messages ?? []) own.push(texts.messages[m++]!);
       for (const _ of hit.conversation?.annotations ?? []) own.push(texts.annotations[a++]!);
-      if (own.some((text) => holds(text, query))) kept.push(hit);
-    });
+      if (own.some((text) => matcher.holds(text))) kept.push(hit);
+    }
     return kept;
   }
 }
@@ -332,11 +399,12 @@ function timeRanges(engine: SearchEngineInput): { created?: TimeRange; updated?:
 }
 
 /** Engines OR'ed: every record any engine found, at its best similarity. */
-function union(results: Found[][]): Found[] {
+async function union(results: Found[][], slices: Slices): Promise<Found[]> {
   if (results.length === 1) return results[0]!;
   const best = new Map<string, Found>();
   for (const found of results) {
     for (const hit of found) {
+      if (slices.due) await slices.next();
       const before = best.get(hit.id);
       if (!before) {
         best.set(hit.id, hit);
@@ -356,12 +424,13 @@ function union(results: Found[][]): Found[] {
 }
 
 /** Engines AND'ed: the records every engine found, at their mean similarity. */
-function intersect(results: Found[][]): Found[] {
+async function intersect(results: Found[][], slices: Slices): Promise<Found[]> {
   if (results.length === 0) return [];
   if (results.length === 1) return results[0]!;
   const maps = results.map((found) => new Map(found.map((hit) => [hit.id, hit])));
   const kept: Found[] = [];
   for (const hit of results[0]!) {
+    if (slices.due) await slices.next();
     const all = maps.map((map) => map.get(hit.id));
     if (all.some((h) => h === undefined)) continue;
     const similarity = all.reduce((sum, h) => sum + h!.similarity, 0) / all.length;
@@ -376,36 +445,33 @@ const ranked = (found: Found[]) => found.sort((a, b) => b.similarity - a.similar
 function searchedMessage(
   hit: Pick<Found, 'similarity' | 'temporal'>,
   record: MessageRecord,
-  queries: readonly string[],
+  matcher: QueryMatcher,
   transferables: boolean,
 ): SearchedConversationMessage {
   const text = messageText(record);
   const searched: SearchedConversationMessage = {
-    exact: holdsAny(text, queries),
+    exact: matcher.holds(text),
     similarity: round(hit.similarity),
     identifier: record.id,
   };
   if (hit.temporal) searched.temporal = true;
-  if (transferables) searched.message = renderMessage(record, { transferables });
-  const cut = snippet(text, queries);
-  if (cut && transferables) searched.snippet = cut;
+  if (transferables) {
+    searched.message = renderMessage(record, { transferables });
+    const cut = matcher.snippet(text);
+    if (cut) searched.snippet = cut;
+  }
   return searched;
 }
 
-function searchedAnnotation(
-  hit: TextHit,
-  record: AnnotationRecord,
-  queries: readonly string[],
-  transferables: boolean,
-): SearchedAnnotation {
+function searchedAnnotation(hit: TextHit, record: AnnotationRecord, matcher: QueryMatcher, transferables: boolean): SearchedAnnotation {
   const searched: SearchedAnnotation = {
-    exact: holdsAny(record.text, queries),
+    exact: matcher.holds(record.text),
     similarity: round(hit.similarity),
     identifier: record.id,
   };
   if (transferables) {
     searched.annotation = renderAnnotation(record);
-    const cut = snippet(record.text, queries);
+    const cut = matcher.snippet(record.text);
     if (cut) searched.snippet = cut;
   }
   return searched;
@@ -415,43 +481,78 @@ const messageText = (record: MessageRecord | undefined) => record?.fragment?.str
 const round = (similarity: number) => Math.round(similarity * 10_000) / 10_000;
 const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ');
 
-/** Whether `text` holds one of `queries` verbatim, letter case and runs of spaces aside (the text normalized once). */
-function holdsAny(text: string, queries: readonly string[]): boolean {
-  if (queries.length === 0 || text === '') return false;
-  const haystack = normalized(text);
-  return queries.some((query) => query !== '' && haystack.includes(normalized(query.trim())));
+/** The sum of `measure` over `items`. */
+function sumOf<T>(items: readonly T[], measure: (item: T) => number): number {
+  let sum = 0;
+  for (const item of items) sum += measure(item);
+  return sum;
 }
 
-const holds = (text: string, query: string) => holdsAny(text, [query]);
+/** Characters of a conversation's outline in the answer, besides its name: its message ids and its annotations' texts. */
+function outlineChars(snapshot: Awaited<ReturnType<typeof conversationSnapshot>> | undefined): number {
+  if (!snapshot) return 0;
+  let chars = sumOf(snapshot.conversation.messages, (id) => id.length);
+  for (const annotation of snapshot.annotations.values()) chars += annotation.text.length;
+  return chars;
+}
 
-/** About {@link SNIPPET_CHARS} characters of `text` around the first place a query, or one of its words, occurs. */
-function snippet(text: string, queries: readonly string[]): string | undefined {
-  if (text === '') return undefined;
-  const lower = text.toLowerCase();
-  let at = -1;
-  let length = 0;
-  for (const query of queries) {
-    const whole = lower.indexOf(query.toLowerCase());
-    if (whole >= 0) {
-      at = whole;
-      length = query.length;
-      break;
+/**
+ * The queries of a search, looked for in each record of its answer: each distinct query once, and
+ * for snippets the first {@link MAX_QUERY_WORDS} distinct words of them all in one pattern, so a
+ * record costs a few passes over its text however many engines said the same words.
+ */
+class QueryMatcher {
+  /** The queries normalized (lower case, runs of spaces as one), each once. */
+  readonly #exact: string[];
+  /** The queries in lower case, each once. */
+  readonly #whole: string[];
+  /** Their words of two characters or more: the first match of any, the first word listed at a tie. */
+  readonly #words: RegExp | undefined;
+
+  constructor(queries: readonly string[]) {
+    this.#exact = [...new Set(queries.map((query) => normalized(query.trim())).filter((query) => query !== ''))];
+    this.#whole = [...new Set(queries.map((query) => query.toLowerCase()))];
+    const words = new Set<string>();
+    for (const query of this.#whole) {
+      for (const word of query.match(/[\p{L}\p{N}_]{2,}/gu) ?? []) if (words.size < MAX_QUERY_WORDS) words.add(word);
     }
+    // Letters, digits and `_` only: nothing to escape.
+    this.#words = words.size > 0 ? new RegExp([...words].join('|'), 'g') : undefined;
   }
-  if (at < 0) {
-    for (const query of queries) {
-      for (const word of query.toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) ?? []) {
-        const found = lower.indexOf(word);
-        if (found >= 0 && (at < 0 || found < at)) {
-          at = found;
-          length = word.length;
-        }
+
+  /** Whether `text` holds one of the queries verbatim, letter case and runs of spaces aside. */
+  holds(text: string): boolean {
+    if (this.#exact.length === 0 || text === '') return false;
+    const haystack = normalized(text);
+    return this.#exact.some((query) => haystack.includes(query));
+  }
+
+  /** About {@link SNIPPET_CHARS} characters of `text` around the first place a query, or one of its words, occurs. */
+  snippet(text: string): string | undefined {
+    if (text === '') return undefined;
+    const lower = text.toLowerCase();
+    let at = -1;
+    let length = 0;
+    for (const query of this.#whole) {
+      const whole = lower.indexOf(query);
+      if (whole >= 0) {
+        at = whole;
+        length = query.length;
+        break;
       }
     }
+    if (at < 0 && this.#words) {
+      this.#words.lastIndex = 0;
+      const word = this.#words.exec(lower);
+      if (word) {
+        at = word.index;
+        length = word[0].length;
+      }
+    }
+    if (at < 0) at = 0;
+    const start = Math.max(0, at - Math.floor((SNIPPET_CHARS - length) / 3));
+    const end = Math.min(text.length, start + SNIPPET_CHARS);
+    const cut = text.slice(start, end).replace(/\s+/g, ' ').trim();
+    return (start > 0 ? '…' : '') + cut + (end < text.length ? '…' : '');
   }
-  if (at < 0) at = 0;
-  const start = Math.max(0, at - Math.floor((SNIPPET_CHARS - length) / 3));
-  const end = Math.min(text.length, start + SNIPPET_CHARS);
-  const cut = text.slice(start, end).replace(/\s+/g, ' ').trim();
-  return (start > 0 ? '…' : '') + cut + (end < text.length ? '…' : '');
 }

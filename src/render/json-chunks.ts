@@ -6,6 +6,8 @@ import { joinInSlices } from '../slices.js';
 
 /** Array items serialized per piece. */
 const ITEMS_PER_CHUNK = 256;
+/** Characters of a piece, at most about: items of a search's answer may be kilobytes each. */
+const PIECE_CHARS = 64 * 1024;
 
 /** Whether `value` has, within `depth` levels, an array longer than one piece. */
 export function hasLongList(value: unknown, depth: number): boolean {
@@ -21,7 +23,7 @@ export function hasLongList(value: unknown, depth: number): boolean {
 
 /**
  * The JSON text of `value` in pieces, which joined are `JSON.stringify(value)`: a piece per few
- * hundred list items, and per long nested list.
+ * hundred list items (or 64 K characters of them), and per long nested list.
  */
 export function* jsonChunks(value: unknown): Generator<string, void, undefined> {
   if (typeof value !== 'object' || value === null || !hasLongList(value, 3)) {
@@ -33,6 +35,7 @@ export function* jsonChunks(value: unknown): Generator<string, void, undefined> 
   // The items of a very long list (a conversation's messages) are small: not worth looking into.
   const lookInside = entries.length <= MAX_ITEMS_LOOKED_INTO;
   let piece: string[] = [isArray ? '[' : '{'];
+  let chars = 0;
   let first = true;
   for (const [key, nested] of entries) {
     // What JSON.stringify leaves out of an object.
@@ -42,13 +45,17 @@ export function* jsonChunks(value: unknown): Generator<string, void, undefined> 
     if (lookInside && hasLongList(nested, 2)) {
       yield piece.join('');
       piece = [];
+      chars = 0;
       yield* jsonChunks(nested);
       continue;
     }
-    piece.push(JSON.stringify(nested) ?? 'null');
-    if (piece.length >= 2 * ITEMS_PER_CHUNK) {
+    const text = JSON.stringify(nested) ?? 'null';
+    piece.push(text);
+    chars += text.length;
+    if (piece.length >= 2 * ITEMS_PER_CHUNK || chars >= PIECE_CHARS) {
       yield piece.join('');
       piece = [];
+      chars = 0;
     }
   }
   piece.push(isArray ? ']' : '}');

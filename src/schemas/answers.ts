@@ -312,6 +312,8 @@ export const errorAnswerSchema = z.strictObject({
     issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
     existingId: z.string().optional(),
     limit: z.number().optional(),
+    /** A search over its work budget: which one (`postings`, `recordChars`). */
+    budget: z.string().optional(),
     file: z.string().optional(),
     offset: z.number().optional(),
     damaged: z

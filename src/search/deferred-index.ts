@@ -1,4 +1,5 @@
-import type { ConversationHit, IndexedDocRef, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { ConversationHit, IndexedDocRef, QueryWord, TextHit, TextQuery, TextSearch } from '../ports.js';
+import { HeldWrites } from './held-writes.js';
 import type { RecordChange } from './record-docs.js';
 import type { SearchIndex } from './search-index.js';
 
@@ -10,19 +11,19 @@ import type { SearchIndex } from './search-index.js';
  */
 export class DeferredSearchIndex implements TextSearch {
   #index: SearchIndex | undefined;
-  #held: (readonly RecordChange[])[] = [];
+  readonly #writes = new HeldWrites((changes) => this.#index!.apply(changes));
   readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
   /** Settles once the index is there (rejects if it could be neither read nor built). */
   readonly ready: Promise<SearchIndex>;
 
   constructor(open: () => Promise<SearchIndex>) {
+    const release = this.#writes.hold();
     this.ready = open().then((index) => {
       index.watch((changes) => {
         for (const listener of this.#listeners) listener(changes);
       });
-      for (const changes of this.#held) index.apply(changes);
-      this.#held = [];
       this.#index = index;
+      release();
       return index;
     });
     // Reported to whoever waits for it (a search, a compaction); never an unhandled rejection.
@@ -31,8 +32,7 @@ export class DeferredSearchIndex implements TextSearch {
 
   /** Applies committed writes, or holds them until the index is there. */
   apply(changes: readonly RecordChange[]): void {
-    if (this.#index) this.#index.apply(changes);
-    else this.#held.push(changes);
+    this.#writes.apply(changes);
   }
 
   async searchMessages(query: TextQuery): Promise<TextHit[]> {
@@ -50,5 +50,9 @@ export class DeferredSearchIndex implements TextSearch {
 
   async documents(): Promise<Iterable<IndexedDocRef>> {
     return (await this.ready).documents();
+  }
+
+  async postings(words: readonly QueryWord[]): Promise<number> {
+    return (await this.ready).postings(words);
   }
 }

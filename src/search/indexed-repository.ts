@@ -63,6 +63,10 @@ export function withSearch(repository: Repository): Repository & { readonly sear
         await ready();
         return index.documents();
       },
+      postings: async (words) => {
+        await ready();
+        return index.postings(words);
+      },
     },
   };
 }

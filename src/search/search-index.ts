@@ -1,5 +1,7 @@
 import { readSkippingDamaged } from '../damaged-records.js';
-import type { IndexedDocRef, ReadView, TextSearch } from '../ports.js';
+import type { ConversationHit, IndexedDocRef, QueryWord, ReadView, TextHit, TextQuery, TextSearch } from '../ports.js';
+import { runInSlices, Slices } from '../slices.js';
+import { HeldWrites } from './held-writes.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
 import { TextIndex } from './text-index.js';
 
@@ -8,15 +10,28 @@ const BUILD_PAGE = 1000;
 
 /**
  * The full-text index a store keeps of its records: the store hands it every committed write
- * ({@link apply}), so it never drifts from the records; queries run against it synchronously.
+ * ({@link apply}), so it never drifts from the records.
+ *
+ * A search runs a slice at a time (`src/slices.ts`), giving other requests a turn every few
+ * milliseconds. Searches run one at a time, in the order they came (they share the index's scratch
+ * arrays), and a write that comes while one has paused is held, with those after it, and applied
+ * in order when it ends, before the next search starts: a search reads the index as it was when it
+ * started, and every write acknowledged before a search starts is in it.
  */
 export class SearchIndex implements TextSearch {
   constructor(public index: TextIndex = new TextIndex()) {}
 
   readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
+  readonly #writes = new HeldWrites((changes) => this.#applyNow(changes));
+  /** Settles when the last search (or other reader) queued is done. */
+  #queue: Promise<void> = Promise.resolve();
 
-  /** Applies committed writes, in commit order, and tells the watchers. */
+  /** Applies committed writes, in commit order (once the search under way is done, if one is), and tells the watchers. */
   apply(changes: readonly RecordChange[]): void {
+    this.#writes.apply(changes);
+  }
+
+  #applyNow(changes: readonly RecordChange[]): void {
     for (const change of changes) {
       if (!INDEXED_COLLECTIONS.has(change.collection)) continue;
       for (const action of indexActions(change)) {
@@ -63,11 +78,42 @@ export class SearchIndex implements TextSearch {
     }
   }
 
-  async searchMessages(query: Parameters<TextSearch['searchMessages']>[0]) {
-    return this.index.searchMessages(query);
+  async searchMessages(query: TextQuery): Promise<TextHit[]> {
+    return this.#inTurn(() => runInSlices(this.index.messageSearch(query), query.slices ?? new Slices()));
   }
 
-  async searchConversations(query: Parameters<TextSearch['searchConversations']>[0]) {
-    return this.index.searchConversations(query);
+  async searchConversations(query: TextQuery): Promise<ConversationHit[]> {
+    return this.#inTurn(() => runInSlices(this.index.conversationSearch(query), query.slices ?? new Slices()));
+  }
+
+  /** Reads the lists' lengths alone, which no search changes: no need to wait for one. */
+  async postings(words: readonly QueryWord[]): Promise<number> {
+    return this.index.postingsOf(words);
+  }
+
+  /**
+   * Calls `read` with the index once no search is under way (writes held meanwhile applied), and
+   * holds writes until it returns: for a reader that must see the index whole and unchanging (the
+   * index file's dump). What `read` does after it returns (a promise it answered) is not covered.
+   */
+  async whenIdle<T>(read: (index: TextIndex) => T): Promise<Awaited<T>> {
+    // Boxed: a promise `read` answers is awaited once the turn is over, not within it.
+    const { answer } = await this.#inTurn(async () => ({ answer: read(this.index) }));
+    return await answer;
+  }
+
+  /** Runs `work` after every search queued before it, holding writes until it is done. */
+  async #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const before = this.#queue;
+    let done!: () => void;
+    this.#queue = new Promise((resolve) => (done = resolve));
+    await before;
+    const release = this.#writes.hold();
+    try {
+      return await work();
+    } finally {
+      release();
+      done();
+    }
   }
 }

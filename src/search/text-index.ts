@@ -1,6 +1,10 @@
+import { runAtOnce, type Slices } from '../slices.js';
 import { grown } from '../typed-arrays.js';
+import { DocList } from './doc-list.js';
 import { PostingPool } from './postings.js';
+import { SearchBudget } from './search-budget.js';
 import { forEachTermOfWord, type QueryWord, uncachedTermOf } from './tokens.js';
+import { topOf } from './top-scores.js';
 import { WordLists } from './word-lists.js';
 
 /** What a document of the index is: a message (the user's or another role's), a conversation's name, an annotation. */
@@ -47,6 +51,18 @@ export interface TextQuery {
   readonly updated?: TimeRange;
   /** At most this many hits, best first. */
   readonly limit: number;
+  /**
+   * The work the request this query is part of may still do, shared by its queries (see
+   * `SEARCH_BUDGET`): expansions stop, and walking postings past it is refused with
+   * PAYLOAD_TOO_LARGE. A query without one has a budget of its own.
+   */
+  readonly budget?: SearchBudget;
+  /**
+   * The request's clock (`src/slices.ts`): a search that gives other requests a turn whenever its
+   * slice is used up goes on with the slice its request started (its other engines included),
+   * rather than a slice of its own. A query without one starts a slice of its own.
+   */
+  readonly slices?: Slices;
 }
 
 /** A document found: its id, conversation and score (0–1: how much of the query's weight it holds). */
@@ -78,8 +94,12 @@ const WEIGHT_ANNOTATION = 2;
 /** A word found only as the start of a longer one, or one typo away, counts less than itself. */
 const WEIGHT_PREFIX = 0.7;
 const WEIGHT_TYPO = 0.6;
-/** Words of a query looked for with a typo, at most. */
+/** Words of a query looked for with a typo, at most (within the request's `typoSpellings` budget). */
 const MAX_TYPO_WORDS = 4;
+/** Items a search's loops go through between two points where it may pause (~1 ms of work at most). */
+const STEP = 1024;
+/** Spellings of a typo tried between two such points (each goes through the stemmer, ~20 µs). */
+const TYPO_STEP = 64;
 /** Longer words a prefix stands for, at most (the most frequent ones). */
 const PREFIX_EXPANSIONS = 32;
 /** Messages and annotations shown with each conversation found. */
@@ -146,6 +166,14 @@ export class TextIndex {
   #best = new Float64Array(1024);
   #conversationScore = new Float64Array(256);
   #conversationFrequency = new Float64Array(256);
+  /** Per conversation: 1 once the query touched it; its place among the conversations found + 1 (0: none). */
+  #conversationSeen = new Uint8Array(256);
+  #conversationRank = new Int32Array(256);
+  /** The documents a query scored; those one of its words scored; the conversations it touched, and those one word did. */
+  readonly #touched = new DocList();
+  readonly #groupDocs = new DocList();
+  readonly #conversationsTouched = new DocList();
+  readonly #found = new DocList();
 
   /** The lists of a word's terms, made when a term is first seen. */
   #listsOf = (word: string): number[] => {
@@ -277,189 +305,361 @@ export class TextIndex {
     return this.#docs()[FIELD_NUMBER[field]]!.has(id);
   }
 
-  /** Messages that match, best first (only messages of `query.conversation` when it names one). */
+  /** Messages that match, best first (only messages of `query.conversation` when it names one), at once. */
   searchMessages(query: TextQuery): TextHit[] {
+    return runAtOnce(this.messageSearch(query));
+  }
+
+  /** Conversations that match, best first, each with its best matching messages and annotations, at once. */
+  searchConversations(query: TextQuery): ConversationHit[] {
+    return runAtOnce(this.conversationSearch(query));
+  }
+
+  /**
+   * {@link searchMessages} as steps for `runInSlices`: it yields wherever it may pause. Until the
+   * steps are done the index must not change, and no other search may run (they share scratch
+   * arrays): `SearchIndex` runs searches one at a time and holds writes meanwhile.
+   */
+  *messageSearch(query: TextQuery): Generator<void, TextHit[]> {
+    const budget = query.budget ?? new SearchBudget();
     const owner = query.conversation === undefined ? -1 : (this.#conversationNumber.get(query.conversation) ?? -2);
     if (owner === -2) return [];
-    const keep = (doc: number) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query);
-    if (query.words.length === 0) return this.#newest(keep, query.limit).map((doc) => ({ ...this.#hit(doc, 1), similarity: 0 }));
-    const { touched, bound } = this.#scoreDocs(
-      query,
-      (doc) => this.#field[doc]! <= 1 && (owner === -1 || this.#owner[doc] === owner) && this.#inTime(doc, query),
-    );
-    const hits = topOf(touched, this.#score, query.limit).map((doc) => this.#hit(doc, bound));
-    for (const doc of touched) this.#score[doc] = 0;
+    const fields = this.#field;
+    const owners = this.#owner;
+    const inTime = this.#timeFilter(query);
+    // Checked for every posting walked: no more than the query needs.
+    const keep =
+      owner === -1 && !inTime
+        ? (doc: number) => fields[doc]! <= 1
+        : (doc: number) => fields[doc]! <= 1 && (owner === -1 || owners[doc] === owner) && (!inTime || inTime(doc));
+    if (query.words.length === 0) {
+      const newest = yield* this.#newest(keep, query.limit, budget);
+      return newest.map((doc) => ({ ...this.#hit(doc, 1), similarity: 0 }));
+    }
+    const { touched, bound } = yield* this.#scoreDocs(query, keep, false, budget);
+    const hits = (yield* topOf(touched.items, this.#score, query.limit)).map((doc) => this.#hit(doc, bound));
+    yield* clear(this.#score, touched.items);
     return hits;
   }
 
-  /** Conversations that match, best first, each with its best matching messages and annotations. */
-  searchConversations(query: TextQuery): ConversationHit[] {
-    const timeOk = (conversation: number) => {
-      const name = this.#nameDoc[conversation]!;
-      return name >= 0 && this.#inTime(name, query);
-    };
+  /** {@link searchConversations} as steps for `runInSlices` (see {@link messageSearch}). */
+  *conversationSearch(query: TextQuery): Generator<void, ConversationHit[]> {
+    const budget = query.budget ?? new SearchBudget();
     if (query.words.length === 0) {
-      return this.#newest((doc) => this.#field[doc] === NAME && this.#inTime(doc, query), query.limit).map((doc) => ({
-        id: this.#ids[doc]!,
-        similarity: 0,
-        messages: [],
-        annotations: [],
-      }));
+      const newest = yield* this.#newest((doc) => this.#field[doc] === NAME && this.#inTime(doc, query), query.limit, budget);
+      return newest.map((doc) => ({ id: this.#ids[doc]!, similarity: 0, messages: [], annotations: [] }));
     }
-    const { touched, bound } = this.#scoreDocs(query, (doc) => this.#owner[doc]! >= 0, true);
-    const conversations = this.#conversationTouched;
-    const ranked = topOf(conversations.filter(timeOk), this.#conversationScore, query.limit);
-    const conversationBound = this.#conversationBound;
-    // Each conversation's best documents, from the documents' own scores.
-    const byOwner = new Map<number, number[]>(ranked.map((owner) => [owner, []]));
-    for (const doc of touched) byOwner.get(this.#owner[doc]!)?.push(doc);
-    const hits = ranked.map((owner): ConversationHit => {
-      const docs = byOwner.get(owner)!;
+    const { touched, bound, conversations, conversationBound } = yield* this.#scoreDocs(
+      query,
+      (doc) => this.#owner[doc]! >= 0,
+      true,
+      budget,
+    );
+    const inTime: number[] = [];
+    for (let i = 0; i < conversations.length; i++) {
+      if (i % STEP === STEP - 1) yield;
+      const name = this.#nameDoc[conversations.at(i)]!;
+      if (name >= 0 && this.#inTime(name, query)) inTime.push(conversations.at(i));
+    }
+    const ranked = yield* topOf(inTime, this.#conversationScore, query.limit);
+    // Each ranked conversation's documents (its place in the ranking + 1, by conversation, finds them).
+    const rank = this.#conversationRank;
+    ranked.forEach((owner, i) => (rank[owner] = i + 1));
+    const docsOf: number[][] = ranked.map(() => []);
+    for (let i = 0; i < touched.length; i++) {
+      if (i % STEP === STEP - 1) yield;
+      const doc = touched.at(i);
+      const place = rank[this.#owner[doc]!]!;
+      if (place > 0) docsOf[place - 1]!.push(doc);
+    }
+    for (const owner of ranked) rank[owner] = 0;
+    const hits: ConversationHit[] = [];
+    for (const [place, owner] of ranked.entries()) {
+      const docs = docsOf[place]!;
       const best = (field: (f: number) => boolean) =>
-        topOf(
-          docs.filter((doc) => field(this.#field[doc]!)),
-          this.#score,
-          HITS_PER_CONVERSATION,
+        runAtOnce(
+          topOf(
+            docs.filter((doc) => field(this.#field[doc]!)),
+            this.#score,
+            HITS_PER_CONVERSATION,
+          ),
         ).map((doc) => this.#hit(doc, bound));
-      return {
+      hits.push({
         id: this.#conversationIds[owner]!,
         similarity: Math.min(1, this.#conversationScore[owner]! / conversationBound),
         messages: best((f) => f <= 1),
         annotations: best((f) => f === ANNOTATION),
-      };
-    });
-    for (const doc of touched) this.#score[doc] = 0;
-    for (const owner of conversations) this.#conversationScore[owner] = 0;
-    this.#conversationTouched = [];
+      });
+      // A conversation of many matching documents costs a pass over them.
+      yield;
+    }
+    yield* clear(this.#score, touched.items);
+    yield* clear(this.#conversationScore, conversations.items);
+    yield* clear(this.#conversationSeen, conversations.items);
     return hits;
   }
 
-  /** The `limit` most recently updated live documents `keep` accepts: what a query of no words (a filter alone) finds. */
-  #newest(keep: (doc: number) => boolean, limit: number): number[] {
-    const kept: number[] = [];
-    for (let doc = 0; doc < this.#ids.length; doc++) if (this.#ids[doc] !== undefined && keep(doc)) kept.push(doc);
-    const order = Float64Array.from(this.#updated);
-    return topOf(kept, order, limit);
+  /**
+   * The `limit` most recently updated live documents `keep` accepts: what a query of no words (a
+   * filter alone) finds. Every document is looked at: counted as postings walked.
+   */
+  *#newest(keep: (doc: number) => boolean, limit: number, budget: SearchBudget): Generator<void, number[]> {
+    budget.spend('postings', this.#ids.length);
+    const kept = this.#touched;
+    kept.clear();
+    for (let doc = 0; doc < this.#ids.length; doc++) {
+      if (doc % STEP === STEP - 1) yield;
+      if (this.#ids[doc] !== undefined && keep(doc)) kept.push(doc);
+    }
+    return yield* topOf(kept.items, this.#updated, limit);
   }
-
-  #conversationTouched: number[] = [];
-  #conversationBound = 1;
 
   /**
    * Scores the documents `keep` accepts into `#score` (BM25, each query word's best term), and,
-   * with `perConversation`, the conversations into `#conversationScore`. Answers the documents
-   * touched and the highest score a document could have (what similarity 1 means).
+   * with `perConversation`, the conversations into `#conversationScore`. Answers the documents and
+   * conversations touched and the highest score each could have (what similarity 1 means).
+   *
+   * First the posting lists of every word are found (expansions included, within the budget's
+   * caps), then their lengths, the work of walking them, are counted against the budget at once:
+   * a query over it is refused before any list is walked.
    */
-  #scoreDocs(query: TextQuery, keep: (doc: number) => boolean, perConversation = false): { touched: number[]; bound: number } {
-    this.#reserveScratch();
-    const touched: number[] = [];
-    let bound = 0;
-    let conversationBound = 0;
-    const conversationsTouched = new Set<number>();
-    const avgLength = this.#messages > 0 ? this.#messageLength / this.#messages : 1;
-    const avgFirst = this.#firsts > 0 ? this.#firstTotal / this.#firsts : 1;
-    const avgBody = this.#conversations > 0 && this.#conversationTotal > 0 ? this.#conversationTotal / this.#conversations : 1;
-    // Counted with the dead documents, as the lists' lengths are (until a compaction drops both):
-    // a list can never be longer than the documents, so every idf stays positive.
-    const docs = Math.max(1, this.#ids.length);
+  *#scoreDocs(
+    query: TextQuery,
+    keep: (doc: number) => boolean,
+    perConversation: boolean,
+    budget: SearchBudget,
+  ): Generator<void, { touched: DocList; bound: number; conversations: DocList; conversationBound: number }> {
+    const groups: [list: number, weight: number][][] = [];
+    let postings = 0;
+    // A typo costs ~74 spellings a letter, each through the stemmer: for a few words of a query at
+    // most, counted by the words expanded (not by those a near-miss was found for).
+    let typoWords = MAX_TYPO_WORDS;
     const words = query.words;
-    // Typo expansion costs ~1,800 lookups a word: for a few words of a query at most.
-    let typos = MAX_TYPO_WORDS;
     for (let w = 0; w < words.length; w++) {
       const word = words[w]!;
       const expandPrefix = query.prefix && w === words.length - 1;
       // Only a word that is one term (not an identifier's parts) is looked for with a typo.
-      const fuzzy = (query.fuzzy ?? true) && word.terms.length === 1 && typos > 0;
+      const fuzzy = (query.fuzzy ?? true) && word.terms.length === 1 && typoWords > 0;
       for (const term of word.terms) {
-        const lists = this.#listsFor(term, word.typed, expandPrefix, fuzzy);
-        if (fuzzy && lists.some(([, weight]) => weight === WEIGHT_TYPO)) typos--;
+        const { lists, typos } = yield* this.#listsFor(term, word.typed, expandPrefix, fuzzy, budget);
+        if (typos) typoWords--;
         if (lists.length === 0) continue;
-        const best = this.#best;
-        const groupDocs: number[] = [];
-        // The conversations' frequencies of this word: their documents', weighted by field.
-        const found: number[] = [];
-        const conversationFrequency = this.#conversationFrequency;
-        let groupBound = 0;
-        for (const [list, weight] of lists) {
-          const idf = Math.log(1 + (docs - this.#pool.count(list) + 0.5) / (this.#pool.count(list) + 0.5));
-          groupBound = Math.max(groupBound, weight * idf * (K1 + 1));
-          this.#pool.forEach(list, (doc, frequency) => {
-            if (this.#ids[doc] === undefined || !keep(doc)) return;
-            if (perConversation) {
-              const owner = this.#owner[doc]!;
-              if (conversationFrequency[owner] === 0) found.push(owner);
-              conversationFrequency[owner]! += weight * frequency * this.#docWeight(doc, avgFirst, avgBody);
-            }
-            const norm = this.#field[doc]! <= 1 ? this.#length[doc]! / avgLength : 1;
-            const score = (weight * idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * norm));
-            if (score > best[doc]!) {
-              if (best[doc] === 0) groupDocs.push(doc);
-              best[doc] = score;
-            }
-          });
-        }
-        bound += groupBound;
-        for (const doc of groupDocs) {
-          if (this.#score[doc] === 0) touched.push(doc);
-          this.#score[doc]! += best[doc]!;
-          best[doc] = 0;
-        }
-        if (perConversation) {
-          const n = Math.max(1, this.#conversations);
-          const idf = Math.log(1 + (n - found.length + 0.5) / (found.length + 0.5));
-          conversationBound += idf * (K1 + 1);
-          for (const owner of found) {
-            // Frequencies come normalized by their fields' lengths: BM25F saturates their sum.
-            const frequency = this.#conversationFrequency[owner]!;
-            this.#conversationFrequency[owner] = 0;
-            this.#conversationScore[owner]! += (idf * frequency * (K1 + 1)) / (frequency + K1);
-            conversationsTouched.add(owner);
-          }
+        groups.push(lists);
+        for (const [list] of lists) postings += this.#count(list);
+      }
+      yield;
+    }
+    budget.spend('postings', postings);
+
+    this.#reserveScratch();
+    const touched = this.#touched;
+    touched.clear();
+    const conversationsTouched = this.#conversationsTouched;
+    conversationsTouched.clear();
+    let bound = 0;
+    let conversationBound = 0;
+    const norms: Norms = {
+      avgLength: this.#messages > 0 ? this.#messageLength / this.#messages : 1,
+      avgFirst: this.#firsts > 0 ? this.#firstTotal / this.#firsts : 1,
+      avgBody: this.#conversations > 0 && this.#conversationTotal > 0 ? this.#conversationTotal / this.#conversations : 1,
+    };
+    // Counted with the dead documents, as the lists' lengths are (until a compaction drops both):
+    // a list can never be longer than the documents, so every idf stays positive.
+    const docs = Math.max(1, this.#ids.length);
+    for (const lists of groups) {
+      const groupDocs = this.#groupDocs;
+      groupDocs.clear();
+      // The conversations' frequencies of this word: their documents', weighted by field.
+      const found = perConversation ? this.#found : undefined;
+      found?.clear();
+      let groupBound = 0;
+      for (const [list, weight] of lists) {
+        const count = this.#count(list);
+        const idf = Math.log(1 + (docs - count + 0.5) / (count + 0.5));
+        groupBound = Math.max(groupBound, weight * idf * (K1 + 1));
+        this.#scoreList(list, weight, idf, keep, norms, groupDocs, found);
+        yield;
+      }
+      bound += groupBound;
+      for (let from = 0; from < groupDocs.length; from += STEP) {
+        this.#addBest(groupDocs, from, Math.min(groupDocs.length, from + STEP), touched);
+        yield;
+      }
+      if (found) {
+        const n = Math.max(1, this.#conversations);
+        const idf = Math.log(1 + (n - found.length + 0.5) / (found.length + 0.5));
+        conversationBound += idf * (K1 + 1);
+        for (let from = 0; from < found.length; from += STEP) {
+          this.#addConversations(found, from, Math.min(found.length, from + STEP), idf, conversationsTouched);
+          yield;
         }
       }
     }
-    this.#conversationTouched = [...conversationsTouched];
-    this.#conversationBound = conversationBound || 1;
-    return { touched, bound: bound || 1 };
+    return { touched, bound: bound || 1, conversations: conversationsTouched, conversationBound: conversationBound || 1 };
   }
 
-  /** The posting lists a query term stands for, with their weights: itself, longer words it starts, words one typo away. */
-  #listsFor(term: string, typed: string, prefix: boolean, fuzzy: boolean): [number, number][] {
+  // The loops every posting goes through, in plain methods of their own: the steps above call them
+  // between two points where they may pause, on lists kept from one search to the next.
+
+  /**
+   * Walks one posting list of a query word: each document `keep` accepts gets its BM25 score into
+   * `#best` (the best of the word's terms), listed in `groupDocs` the first time; with `found`, its
+   * conversation's frequency of the word too (BM25F), listed in `found` the first time.
+   */
+  #scoreList(
+    list: number,
+    weight: number,
+    idf: number,
+    keep: (doc: number) => boolean,
+    norms: Norms,
+    groupDocs: DocList,
+    found: DocList | undefined,
+  ): void {
+    // The tables a posting reads, read once: nothing changes them until the search is done.
+    const ids = this.#ids;
+    const owners = this.#owner;
+    const fields = this.#field;
+    const lengths = this.#length;
+    const best = this.#best;
+    const conversationFrequency = this.#conversationFrequency;
+    const { avgLength, avgFirst, avgBody } = norms;
+    this.#walk(list, (doc, frequency) => {
+      if (ids[doc] === undefined || !keep(doc)) return;
+      if (found) {
+        const owner = owners[doc]!;
+        if (conversationFrequency[owner] === 0) found.push(owner);
+        conversationFrequency[owner]! += weight * frequency * this.#docWeight(doc, avgFirst, avgBody);
+      }
+      const norm = fields[doc]! <= 1 ? lengths[doc]! / avgLength : 1;
+      const score = (weight * idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + B * norm));
+      if (score > best[doc]!) {
+        if (best[doc] === 0) groupDocs.push(doc);
+        best[doc] = score;
+      }
+    });
+  }
+
+  /** Adds the best scores of `groupDocs[from, to)` to theirs in `#score` (listing in `touched` those scored the first time), and clears them. */
+  #addBest(groupDocs: DocList, from: number, to: number, touched: DocList): void {
+    const score = this.#score;
+    const best = this.#best;
+    for (let i = from; i < to; i++) {
+      const doc = groupDocs.at(i);
+      if (score[doc] === 0) touched.push(doc);
+      score[doc]! += best[doc]!;
+      best[doc] = 0;
+    }
+  }
+
+  /** Adds the word's BM25F score of the conversations `found[from, to)` to theirs, and clears their frequencies. */
+  #addConversations(found: DocList, from: number, to: number, idf: number, touched: DocList): void {
+    const frequencies = this.#conversationFrequency;
+    const scores = this.#conversationScore;
+    const seen = this.#conversationSeen;
+    for (let i = from; i < to; i++) {
+      const owner = found.at(i);
+      // Frequencies come normalized by their fields' lengths: BM25F saturates their sum.
+      const frequency = frequencies[owner]!;
+      frequencies[owner] = 0;
+      scores[owner]! += (idf * frequency * (K1 + 1)) / (frequency + K1);
+      if (seen[owner] === 0) {
+        seen[owner] = 1;
+        touched.push(owner);
+      }
+    }
+  }
+
+  /**
+   * The posting lists a query term stands for, with their weights: itself, longer words it starts
+   * (the most frequent {@link PREFIX_EXPANSIONS} of the terms the budget lets it look at), words
+   * one typo away (when the index does not hold it and the budget has room for all its spellings).
+   * `typos` says whether it was looked for with a typo.
+   */
+  *#listsFor(
+    term: string,
+    typed: string,
+    prefix: boolean,
+    fuzzy: boolean,
+    budget: SearchBudget,
+  ): Generator<void, { lists: [list: number, weight: number][]; typos: boolean }> {
     const lists: [number, number][] = [];
-    const exact = this.#terms.get(term);
+    const exact = this.#listOf(term);
     if (exact !== undefined) lists.push([exact, 1]);
     if (prefix && typed.length >= 2) {
-      const longer: [number, number][] = [];
-      const consider = (candidate: string) => {
-        if (candidate !== term && candidate.length > typed.length) {
-          const list = this.#terms.get(candidate)!;
-          longer.push([list, this.#pool.count(list)]);
+      const longer = new TopLists(PREFIX_EXPANSIONS);
+      let scanned = 0;
+      const most = Math.min(budget.limits.prefixTermsPerWord, budget.left('prefixTerms'));
+      if (most > 0) {
+        for (const [candidate, list] of this.#prefixTerms(typed)) {
+          if (candidate !== term && candidate.length > typed.length) longer.offer(list, this.#count(list));
+          if (++scanned === most) break;
+          if (scanned % STEP === 0) yield;
         }
-      };
-      const sorted = this.#sortedTerms;
-      for (let i = lowerBound(sorted, typed); i < sorted.length && sorted[i]!.startsWith(typed); i++) consider(sorted[i]!);
-      for (const candidate of this.#unsortedTerms) if (candidate.startsWith(typed)) consider(candidate);
+      }
+      budget.expand('prefixTerms', scanned);
       // Typed past the end of a stem (`documentati`, indexed as `document`): the stems it starts with.
       for (let k = typed.length - 1; k >= Math.max(4, typed.length - 5); k--) {
         const stem = typed.slice(0, k);
-        const list = this.#terms.get(stem);
-        if (list !== undefined && stem !== term) longer.push([list, this.#pool.count(list)]);
+        const list = this.#listOf(stem);
+        if (list !== undefined && stem !== term) longer.offer(list, this.#count(list));
       }
-      longer.sort((a, b) => b[1] - a[1]);
-      for (const [list] of longer.slice(0, PREFIX_EXPANSIONS)) lists.push([list, WEIGHT_PREFIX]);
+      for (const list of longer.best()) lists.push([list, WEIGHT_PREFIX]);
     }
-    if (exact === undefined && fuzzy && typed.length >= 4 && typed.length <= 24) {
-      // Typos are made in words as typed, before stemming: `compnents` is one letter from `components`, stemmed `compon`.
-      const seen = new Set<number>();
-      for (const candidate of oneEditAway(typed)) {
-        const list = this.#terms.get(uncachedTermOf(candidate));
-        if (list !== undefined && !seen.has(list)) {
-          seen.add(list);
-          lists.push([list, WEIGHT_TYPO]);
-        }
+    const spellings = spellingsOneEditAway(typed.length);
+    if (exact !== undefined || !fuzzy || typed.length < 4 || typed.length > 24 || spellings > budget.left('typoSpellings')) {
+      return { lists, typos: false };
+    }
+    // Typos are made in words as typed, before stemming: `compnents` is one letter from `components`, stemmed `compon`.
+    const seen = new Set<number>();
+    let tried = 0;
+    for (const candidate of oneEditAway(typed)) {
+      if (++tried % TYPO_STEP === 0) yield;
+      const list = this.#listOf(uncachedTermOf(candidate));
+      if (list !== undefined && !seen.has(list)) {
+        seen.add(list);
+        lists.push([list, WEIGHT_TYPO]);
       }
     }
-    return lists;
+    budget.expand('typoSpellings', tried);
+    return { lists, typos: true };
+  }
+
+  /** The postings the index holds for these words' own terms, their expansions aside: a lower bound of a search's work (see `#scoreDocs`). */
+  postingsOf(words: readonly QueryWord[]): number {
+    let postings = 0;
+    for (const word of words) {
+      for (const term of word.terms) {
+        const list = this.#listOf(term);
+        if (list !== undefined) postings += this.#count(list);
+      }
+    }
+    return postings;
+  }
+
+  // The few places where a search reads the dictionary and the postings: the term → list lookup,
+  // the prefix scan, a list's length and its walk.
+
+  /** The posting list of a term, if the index holds it. */
+  #listOf(term: string): number | undefined {
+    return this.#terms.get(term);
+  }
+
+  /** Each term that starts with `prefix`, and its list. */
+  *#prefixTerms(prefix: string): Generator<[term: string, list: number]> {
+    const sorted = this.#sortedTerms;
+    for (let i = lowerBound(sorted, prefix); i < sorted.length && sorted[i]!.startsWith(prefix); i++)
+      yield [sorted[i]!, this.#terms.get(sorted[i]!)!];
+    for (const term of this.#unsortedTerms) if (term.startsWith(prefix)) yield [term, this.#terms.get(term)!];
+  }
+
+  /** How many postings a list holds (dead documents' included, until a compaction). */
+  #count(list: number): number {
+    return this.#pool.count(list);
+  }
+
+  /** Calls `visit` with each posting of a list, in document order. */
+  #walk(list: number, visit: (doc: number, frequency: number) => void): void {
+    this.#pool.forEach(list, visit);
   }
 
   #sortTerms(): void {
@@ -493,6 +693,12 @@ export class TextIndex {
 
   #inTime(doc: number, query: TextQuery): boolean {
     return within(this.#created[doc]!, query.created) && within(this.#updated[doc]!, query.updated);
+  }
+
+  /** Whether a document is within the query's times, or undefined when the query has none. */
+  #timeFilter(query: TextQuery): ((doc: number) => boolean) | undefined {
+    if (!query.created && !query.updated) return undefined;
+    return (doc) => this.#inTime(doc, query);
   }
 
   /**
@@ -686,6 +892,8 @@ export class TextIndex {
     this.#best = new Float64Array(1024);
     this.#conversationScore = new Float64Array(256);
     this.#conversationFrequency = new Float64Array(256);
+    this.#conversationSeen = new Uint8Array(256);
+    this.#conversationRank = new Int32Array(256);
   }
 
   /** The index as plain values and typed arrays of its own (copies, taken now), compacted first: what the index file holds. */
@@ -736,6 +944,8 @@ export class TextIndex {
     if (this.#conversationScore.length < this.#conversationIds.length) {
       this.#conversationScore = new Float64Array(this.#conversationLength.length);
       this.#conversationFrequency = new Float64Array(this.#conversationLength.length);
+      this.#conversationSeen = new Uint8Array(this.#conversationLength.length);
+      this.#conversationRank = new Int32Array(this.#conversationLength.length);
     }
   }
 
@@ -753,6 +963,13 @@ export class TextIndex {
     this.#firstRequest = grown(this.#firstRequest, size, Int32Array);
     this.#nameDoc = grown(this.#nameDoc, size, Int32Array);
   }
+}
+
+/** The average lengths a search normalizes by (BM25's, and each field's for BM25F). */
+interface Norms {
+  readonly avgLength: number;
+  readonly avgFirst: number;
+  readonly avgBody: number;
 }
 
 /** What {@link TextIndex.dump} answers. */
@@ -798,19 +1015,42 @@ function within(at: number, range: TimeRange | undefined): boolean {
   return (range.from === undefined || at >= Math.floor(range.from / 1000)) && (range.to === undefined || at <= Math.floor(range.to / 1000));
 }
 
-/** The `k` items of `items` with the highest `scores`, best first (ties: the earlier first). */
-function topOf(items: readonly number[], scores: Float64Array, k: number): number[] {
-  let candidates = items;
-  if (items.length > k * 4) {
-    // Many matches: keep those at or above the k-th best score before sorting.
-    const values = Float64Array.from(items, (item) => scores[item]!).sort();
-    const threshold = values[values.length - k] ?? 0;
-    candidates = items.filter((item) => scores[item]! >= threshold);
+/** Zeroes `scores` at `items`, as steps for `runInSlices`. */
+function* clear(scores: Float64Array | Uint8Array, items: ArrayLike<number>): Generator<void, void> {
+  for (let i = 0; i < items.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    scores[items[i]!] = 0;
   }
-  return [...candidates].sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, k);
+}
+
+/** The `k` lists offered with the highest counts, in that order (ties: the first offered first). */
+class TopLists {
+  readonly #lists: number[] = [];
+  readonly #counts: number[] = [];
+  constructor(readonly k: number) {}
+
+  offer(list: number, count: number): void {
+    const counts = this.#counts;
+    if (counts.length === this.k && !(count > counts[counts.length - 1]!)) return;
+    let at = counts.length;
+    while (at > 0 && count > counts[at - 1]!) at--;
+    counts.splice(at, 0, count);
+    this.#lists.splice(at, 0, list);
+    if (counts.length > this.k) {
+      counts.pop();
+      this.#lists.pop();
+    }
+  }
+
+  best(): readonly number[] {
+    return this.#lists;
+  }
 }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** How many spellings {@link oneEditAway} answers for a word of `letters`, at most. */
+const spellingsOneEditAway = (letters: number) => letters + (letters - 1) + ALPHABET.length * letters + ALPHABET.length * (letters + 1);
 
 /** Words one deletion, swap, change or insertion away from `word` (in lower-case letters and digits). */
 function* oneEditAway(word: string): Generator<string> {

@@ -132,9 +132,21 @@ function emitWord(word: string, emit: (term: string) => void): void {
   if (COMPOUND.test(word)) emitParts(word, lower, emit);
 }
 
-/** An identifier's parts, so `effect` finds `useEffect` and `module` finds `ERR_MODULE_NOT_FOUND`. */
+/**
+ * Parts of one identifier indexed (and looked for), at most: the first ones. Real identifiers have
+ * a handful (`AbstractSingletonProxyFactoryBean` has five); a word of hundreds of parts is made up,
+ * and each part is a posting list a query walks.
+ */
+export const MAX_IDENTIFIER_PARTS = 16;
+
+/**
+ * An identifier's parts, so `effect` finds `useEffect` and `module` finds `ERR_MODULE_NOT_FOUND`:
+ * the first {@link MAX_IDENTIFIER_PARTS}, the same when indexed and when asked, so queries match.
+ */
 function emitParts(word: string, lower: string, emit: (term: string) => void): void {
-  for (const part of word.matchAll(IDENTIFIER_PART)) {
+  IDENTIFIER_PART.lastIndex = 0;
+  for (let parts = 0, part = IDENTIFIER_PART.exec(word); part !== null && parts < MAX_IDENTIFIER_PARTS; part = IDENTIFIER_PART.exec(word)) {
+    parts++;
     const piece = part[0].toLowerCase();
     if (piece.length < 2 || piece === lower) continue;
     const term = termOf(piece);
@@ -165,15 +177,24 @@ export interface QueryWord {
 
 /** Words of a query read at most: a longer query is cut (it stays a search, not a workload). */
 export const MAX_QUERY_WORDS = 32;
+/**
+ * Terms of one query word looked for, at most: a run of Chinese is one word of a term per pair of
+ * characters, and its first 32 pairs find what it is about.
+ */
+export const MAX_WORD_TERMS = 32;
 
-/** The words of a query, each with its terms, each once; stop words are left out. */
+/** The words of a query, each with its terms (its first {@link MAX_WORD_TERMS}), each once; stop words are left out. */
 export function queryWords(query: string): QueryWord[] {
   const words = new Map<string, QueryWord>();
   forEachWord(query, (start, end) => {
+    if (words.size >= MAX_QUERY_WORDS) return;
     const typed = query.slice(start, end).toLowerCase();
-    if (words.size >= MAX_QUERY_WORDS || words.has(typed)) return;
-    const terms = termsOf(query.slice(start, end));
-    if (terms.length > 0) words.set(typed, { terms: [...new Set(terms)], typed });
+    if (words.has(typed)) return;
+    const terms = new Set<string>();
+    forEachTermOfWord(query.slice(start, end), (term) => {
+      if (terms.size < MAX_WORD_TERMS) terms.add(term);
+    });
+    if (terms.size > 0) words.set(typed, { terms: [...terms], typed });
   });
   return [...words.values()];
 }

@@ -28,4 +28,13 @@ describe('jsonChunks', () => {
     const whole = pieces.join('').length;
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(whole / 20);
   });
+
+  it('cuts a list of large items (a page of search hits) into pieces of about 64 K characters', () => {
+    const hits = Array.from({ length: 300 }, (_, i) => ({ identifier: String(i), snippet: 'x'.repeat(6_000) }));
+    const pieces = [...jsonChunks({ iterable: hits })];
+    expect(pieces.join('')).toBe(JSON.stringify({ iterable: hits }));
+    // Each piece: under 64 K characters, and one item that took it past them.
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(64 * 1024 + 6_100);
+    expect(pieces.length).toBeGreaterThan(25);
+  });
 });

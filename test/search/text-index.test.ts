@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type IndexedDoc, TextIndex } from '../../src/search/text-index.js';
-import { queryWords, termsOf } from '../../src/search/tokens.js';
+import { MAX_IDENTIFIER_PARTS, MAX_WORD_TERMS, queryWords, termsOf } from '../../src/search/tokens.js';
 
 const doc = (id: string, text: string, conversation = 'c1', created = 1_000): IndexedDoc => ({
   field: 'userMessage',
@@ -21,6 +21,31 @@ describe('terms', () => {
     expect(termsOf('The builds were failing')).toEqual(['build', 'fail']);
     expect(termsOf('搜索对话')).toEqual(['搜索', '索对', '对话']);
     expect(termsOf('Größe')).toEqual(['größe']);
+  });
+});
+
+describe('bounded terms', () => {
+  const parts =
+    'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(
+      ' ',
+    );
+  const identifier = parts.map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('');
+
+  it('splits an identifier into its first 16 parts, when indexed and when asked alike', () => {
+    expect(termsOf(identifier)).toEqual(termsOf(parts.slice(0, MAX_IDENTIFIER_PARTS).join(' ')));
+    const index = new TextIndex();
+    index.put(doc('a', `call ${identifier} here`));
+    index.put(doc('b', `and ${parts.join(' ')}`));
+    expect(search(index, identifier).sort()).toEqual(['a', 'b']);
+    expect(search(index, parts[2]!).sort()).toEqual(['a', 'b']);
+    expect(search(index, parts[MAX_IDENTIFIER_PARTS + 1]!)).toEqual(['b']);
+  });
+
+  it('looks for the first 32 terms of a query word (a run of Chinese is a term per pair)', () => {
+    const run = '的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可生自会那后能对着事其里所去行过';
+    expect(termsOf(run)).toHaveLength([...run].length - 1);
+    const [word] = queryWords(run);
+    expect(word!.terms).toEqual(termsOf(run).slice(0, MAX_WORD_TERMS));
   });
 });
 

@@ -120,12 +120,15 @@ export class SearchFile {
     if (this.#broken) return;
     const index = await this.#index?.ready.catch(() => undefined);
     if (!index) return;
-    await writeIndexFile(this.path, index.index, seq, (message) => logger.warn(message)).then(
-      () => {
-        this.#saved = true;
-      },
-      (error: Error) => logger.warn(`Could not write the search index ${this.path}: ${error.message}`),
-    );
+    // Dumped (and perhaps compacted) while no search has paused in it.
+    await index
+      .whenIdle((text) => writeIndexFile(this.path, text, seq, (message) => logger.warn(message)))
+      .then(
+        () => {
+          this.#saved = true;
+        },
+        (error: Error) => logger.warn(`Could not write the search index ${this.path}: ${error.message}`),
+      );
   }
 
   /** Settles once a read or build still running is done (it may be reading message files). */
