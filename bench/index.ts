@@ -11,8 +11,9 @@
  * the median over the rounds. Ratios between sizes then compare measurements taken seconds apart.
  *
  * Then it runs the search benchmark (bench/search.ts, `npm run bench:search`, with its own SEARCH_*
- * env) and the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env),
- * each in a process of its own, once the stores above are gone.
+ * env), the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env) and
+ * the index of made-up words (bench/index-size.ts, `npm run bench:index-size`, INDEX_* env), each
+ * in a process of its own, once the stores above are gone.
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
@@ -365,8 +366,8 @@ try {
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 }
 
-// The search benchmark and the attacks on search, each in a process of its own: their figures follow these.
-for (const section of ['bench/search.ts', 'bench/attacks.ts']) {
+// The search benchmarks, the attacks on search and the index of made-up words, each in a process of its own: their figures follow these.
+for (const section of ['bench/search.ts', 'bench/attacks.ts', 'bench/index-size.ts']) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(section)], { stdio: 'inherit' });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) {

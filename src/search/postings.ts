@@ -75,48 +75,51 @@ export class PostingPool {
     }
   }
 
-  /** Calls `visit` with each posting of the list, in document order. */
-  forEach(list: number, visit: (doc: number, frequency: number) => void): void {
+  /** Calls `visit` with each posting of the list, in document order, its document number plus `base`. */
+  forEach(list: number, visit: (doc: number, frequency: number) => void, base = 0): void {
     const chunks = this.#chunks;
     const stop = this.#write[list]!;
+    const top = this.#top;
     let at = this.#head[list]!;
     let level = 0;
     let end = at + SLICE_BYTES[0]! - POINTER;
-    let doc = -1;
-    // One byte at a time, following the slice pointers; a varint may span two slices.
-    const top = this.#top;
-    const next = (): number => {
+    let doc = base - 1;
+    // One byte at a time, following the slice pointers (a varint may span two slices); written
+    // out rather than in closures, which would be made on every call.
+    let value = 0;
+    let scale = 1;
+    let code = -1;
+    while (at !== stop) {
       if (at === end) {
         const to = readPointer(chunks, end);
         // Slices are allocated one after another: a pointer goes forward, inside the pool. One
         // that does not (a damaged index file) ends the list rather than looping on it.
-        if (to <= end || to >= top) {
-          at = stop;
-          return 0;
-        }
+        if (to <= end || to >= top) return;
         at = to;
         if (level < LAST_LEVEL) level++;
         end = at + SLICE_BYTES[level]! - POINTER;
+        continue;
       }
       const byte = chunks[at >>> CHUNK_BITS]![at & CHUNK_MASK]!;
       at++;
-      return byte;
-    };
-    const varint = (): number => {
-      let value = 0;
-      let scale = 1;
-      for (;;) {
-        const byte = next();
-        value += (byte & 0x7f) * scale;
-        if (byte < 0x80) return value;
+      value += (byte & 0x7f) * scale;
+      if (byte >= 0x80) {
         scale *= 128;
+        continue;
       }
-    };
-    while (at !== stop) {
-      const code = varint();
-      if (at === stop && code === 0) break;
-      doc += Math.floor(code / 2);
-      visit(doc, code % 2 === 1 ? 1 : varint());
+      // A whole varint: a document's code, or the count that follows an even one.
+      if (code < 0) {
+        if (value % 2 === 1) {
+          doc += (value - 1) / 2;
+          visit(doc, 1);
+        } else code = value;
+      } else {
+        doc += code / 2;
+        visit(doc, value);
+        code = -1;
+      }
+      value = 0;
+      scale = 1;
     }
   }
 

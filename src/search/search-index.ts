@@ -1,5 +1,6 @@
 import { readSkippingDamaged } from '../damaged-records.js';
 import type { ConversationHit, IndexedDocRef, QueryWord, ReadView, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { ConversationRecord } from '../records.js';
 import { runInSlices, Slices } from '../slices.js';
 import { HeldWrites } from './held-writes.js';
 import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
@@ -19,7 +20,21 @@ const BUILD_PAGE = 1000;
  * started, and every write acknowledged before a search starts is in it.
  */
 export class SearchIndex implements TextSearch {
-  constructor(public index: TextIndex = new TextIndex()) {}
+  #index!: TextIndex;
+
+  constructor(index: TextIndex = new TextIndex()) {
+    this.index = index;
+  }
+
+  get index(): TextIndex {
+    return this.#index;
+  }
+
+  /** The index searched; its work that no search may see half done (renumbering its documents) runs in a turn of its own, as a search does. */
+  set index(index: TextIndex) {
+    index.exclusive = (work) => this.#inTurn(async () => work());
+    this.#index = index;
+  }
 
   readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
   readonly #writes = new HeldWrites((changes) => this.#applyNow(changes));
@@ -48,34 +63,56 @@ export class SearchIndex implements TextSearch {
   }
 
   async documents(): Promise<Iterable<IndexedDocRef>> {
+    await this.index.current();
     return this.index.documents();
   }
 
+  /** Applies committed writes as {@link apply} does, a slice at a time (a journal's worth of writes caught up at a start). */
+  async applyInSlices(changes: readonly RecordChange[], slices = new Slices()): Promise<void> {
+    for (const change of changes) {
+      this.apply([change]);
+      await this.#pace(slices);
+    }
+  }
+
   /**
-   * Indexes every record of the store `view` reads (what is indexed already is replaced):
-   * conversations and annotations a page at a time, and messages through their conversations'
-   * lists, a batch of ids at a time, so the cost grows with the records and not with their square
-   * (a store's `list` of messages may sort every id for each page).
+   * Indexes every record of the store `view` reads (what is indexed already is replaced), a slice
+   * at a time, waiting for the index's merges when it writes faster than they run (so the
+   * mutable part of the index stays small): conversations and annotations a page at a time, and
+   * messages through their conversations' lists, a batch of ids at a time, so the cost grows with
+   * the records and not with their square (a store's `list` of messages may sort every id for
+   * each page). Messages no conversation lists are not found (nor damaged ones).
    */
   async build(view: ReadView): Promise<void> {
+    const slices = new Slices();
+    const add = async <C extends 'conversations' | 'annotations' | 'messages'>(collection: C, id: string, record: object) => {
+      this.apply([{ collection, id, record }]);
+      await this.#pace(slices);
+    };
     for (const collection of ['conversations', 'annotations'] as const) {
       let after: string | undefined;
       do {
         const page = await view.list(collection, { limit: BUILD_PAGE, ...(after === undefined ? {} : { after }) });
-        this.apply(page.records.map((record) => ({ collection, id: record.id, record })));
-        if (collection === 'conversations') {
-          for (const conversation of page.records) {
-            for (let start = 0; start < conversation.messages.length; start += BUILD_PAGE) {
-              const ids = conversation.messages.slice(start, start + BUILD_PAGE);
-              // A message damaged on disk is not indexed (the store's health names it): the rest is.
-              const messages = await readSkippingDamaged(view, 'messages', ids, []);
-              this.apply(messages.flatMap((record, i) => (record ? [{ collection: 'messages' as const, id: ids[i]!, record }] : [])));
-            }
+        for (const record of page.records) {
+          await add(collection, record.id, record);
+          if (collection !== 'conversations') continue;
+          const conversation = record as ConversationRecord;
+          for (let start = 0; start < conversation.messages.length; start += BUILD_PAGE) {
+            const ids = conversation.messages.slice(start, start + BUILD_PAGE);
+            // A message damaged on disk is not indexed (the store's health names it): the rest is.
+            const messages = await readSkippingDamaged(view, 'messages', ids, []);
+            for (const [i, message] of messages.entries()) if (message) await add('messages', ids[i]!, message);
           }
         }
         after = page.next;
       } while (after !== undefined);
     }
+  }
+
+  /** Gives the event loop a turn once the slice is used, and lets the index's merges catch up when it is behind. */
+  async #pace(slices: Slices): Promise<void> {
+    if (this.index.behind) await this.index.settled();
+    if (slices.due) await slices.next();
   }
 
   async searchMessages(query: TextQuery): Promise<TextHit[]> {

@@ -1,8 +1,9 @@
-import { runAtOnce, type Slices } from '../slices.js';
+import { nextTurn, runAtOnce, runInSlices, Slices } from '../slices.js';
 import { grown } from '../typed-arrays.js';
 import { DocList } from './doc-list.js';
-import { PostingPool } from './postings.js';
 import { SearchBudget } from './search-budget.js';
+import { type FlushLimits, TermDictionary, type TermPostings } from './term-dictionary.js';
+import { MAX_DOCS, TermSegment } from './term-segment.js';
 import { forEachTermOfWord, type QueryWord, uncachedTermOf } from './tokens.js';
 import { topOf } from './top-scores.js';
 import { WordLists } from './word-lists.js';
@@ -105,29 +106,53 @@ const PREFIX_EXPANSIONS = 32;
 /** Messages and annotations shown with each conversation found. */
 const HITS_PER_CONVERSATION = 3;
 
+/** What the index is once its documents' tables are built: what {@link TextIndex.restore} takes and {@link TextIndex.parts} gives. */
+export interface IndexParts {
+  /** Per document: its record's id, or undefined once it is dead. */
+  readonly ids: (string | undefined)[];
+  readonly owner: Int32Array<ArrayBuffer>;
+  readonly field: Uint8Array<ArrayBuffer>;
+  readonly length: Uint16Array<ArrayBuffer>;
+  readonly created: Uint32Array<ArrayBuffer>;
+  readonly updated: Uint32Array<ArrayBuffer>;
+  readonly hash: Uint32Array<ArrayBuffer>;
+  /** The conversations' ids, by the numbers `owner` holds. */
+  readonly conversations: string[];
+  /** Every term and its postings, for the documents above. */
+  readonly segment: TermSegment;
+}
+
+/** Live documents of each kind: what the index holds, checked against the store it indexes. */
+export interface DocCounts {
+  /** Messages (the user's and the others'). */
+  readonly messages: number;
+  /** Conversations: each has a name document, empty or not. */
+  readonly conversations: number;
+  readonly annotations: number;
+}
+
+/** Dead documents past which the index renumbers its documents (and past a fifth of all). */
+const COMPACT_DEAD = 5000;
+/** Documents handled per step of the work done in slices (tables renumbered, maps built, counts taken). */
+const DOCS_PER_STEP = 1024;
+
 /**
  * A full-text index of messages, conversation names and annotations, in memory, kept small: the
- * dictionary is a Map of terms, postings are varints in one byte pool ({@link PostingPool}), and a
- * document costs its id and 18 bytes of typed arrays. A document written again gets a new number;
- * its old postings stay, dead, until {@link compact} (called by {@link put} and {@link remove} once a fifth are dead)
- * drops them. Ranking is BM25 for messages and, for conversations, BM25 over the conversation as
+ * terms and their postings are in a {@link TermDictionary} (a few immutable, front-coded
+ * segments in byte arrays, and a small mutable one for the latest writes), and a document costs
+ * its id and 19 bytes of typed arrays. A document written again gets a new number; its old
+ * postings stay, dead, until a merge drops them, and once over 5,000 documents and a fifth of all
+ * are dead the documents are renumbered. The work that grows with the index (merging segments,
+ * renumbering) runs in the background a slice at a time (see slices.ts); while the documents'
+ * tables are swapped for renumbered ones, writes are held and searches wait ({@link current}).
+ * Ranking is BM25 for messages and, for conversations, BM25 over the conversation as
  * one document of fields (BM25F): its first request, its name and its annotations count several
  * times over its other messages, each field normalized by its own length.
  */
 export class TextIndex {
-  #terms = new Map<string, number>();
-  /**
-   * The terms in order, for prefixes: found by binary search instead of a pass over every term.
-   * New terms wait in a short list, merged in once it grows past an eighth of the sorted one.
-   */
-  #sortedTerms: string[] = [];
-  #unsortedTerms: string[] = [];
-  #pool = new PostingPool();
-  /**
-   * Per field: record id → document number. Made when first needed after a load (by a write):
-   * hashing every id costs a third of opening an index, and searches never need it.
-   */
-  #docMaps: Map<string, number>[] | undefined = FIELDS.map(() => new Map());
+  #dict: TermDictionary;
+  /** Per field: record id → document number. */
+  #docMaps: Map<string, number>[] = FIELDS.map(() => new Map());
   /** Document number → record id; undefined once the document is dead. */
   #ids: (string | undefined)[] = [];
   #owner = new Int32Array(1024);
@@ -175,46 +200,92 @@ export class TextIndex {
   readonly #conversationsTouched = new DocList();
   readonly #found = new DocList();
 
-  /** The lists of a word's terms, made when a term is first seen. */
+  /** The lists of a word's terms in the mutable segment, made when a term is first seen there. */
   #listsOf = (word: string): number[] => {
     const lists: number[] = [];
-    forEachTermOfWord(word, (term) => {
-      let list = this.#terms.get(term);
-      if (list === undefined) {
-        list = this.#pool.newList();
-        this.#terms.set(term, list);
-        this.#unsortedTerms.push(term);
-        if (this.#unsortedTerms.length > Math.max(4096, this.#sortedTerms.length >> 3)) this.#sortTerms();
-      }
-      lists.push(list);
-    });
+    forEachTermOfWord(word, (term) => lists.push(this.#dict.listOf(term)));
     return lists;
   };
   #words = new WordLists(this.#listsOf);
   /** Scratch: a document's count of each term, by list number. */
   #frequency = new Uint16Array(1024);
 
+  /** The merges and renumbering running in the background, if any. */
+  #maintenance: Promise<void> | undefined;
+  /** Writes held while the documents' tables are swapped for renumbered ones, in order. */
+  #held: (() => void)[] | undefined;
+  /** Settles once the writes held are applied. */
+  #released: Promise<void> | undefined;
+  /** Why the background work failed: the index takes no write from then on (the store rebuilds it at its next start). */
+  #failed: Error | undefined;
+
+  /**
+   * Runs work no search may see half done, and no write may come into (the documents renumbered;
+   * the copy the index file is written from): at once, by default. A SearchIndex runs it in a turn
+   * of its own, as a search: after the searches before it, with writes held meanwhile.
+   */
+  exclusive: <T>(work: () => Promise<T>) => Promise<T> = (work) => work();
+
+  /** `limits`: when the mutable segment is written into an immutable one (tests choose small ones). */
+  constructor(limits: FlushLimits = {}) {
+    this.#dict = new TermDictionary([], 0, limits);
+  }
+
   /** Live documents. */
   get size(): number {
     return this.#ids.length - this.#dead;
   }
 
-  /** Bytes the index holds, roughly: its typed arrays and pool, and its strings and maps at their usual cost in V8. */
+  /** Bytes the index holds, roughly: its segments and typed arrays, and its strings and maps at their usual cost in V8. */
   get bytes(): number {
-    let terms = 0;
-    for (const term of this.#terms.keys()) terms += 48 + term.length;
+    const terms = this.#dict.bytes;
     const docs = this.#ids.length * (8 + 56 + 30) + this.#owner.length * 18;
     const conversations = this.#conversationIds.length * 90 + this.#conversationLength.length * 12;
     const scratch =
       (this.#score.length + this.#best.length) * 8 + (this.#conversationScore.length + this.#conversationFrequency.length) * 8;
-    return terms + this.#pool.bytes + docs + conversations + scratch;
+    return terms + docs + conversations + scratch;
+  }
+
+  /** Live documents of each kind. */
+  get counts(): DocCounts {
+    let messages = 0;
+    let conversations = 0;
+    let annotations = 0;
+    for (const map of this.#docMaps.slice(0, 2)) messages += map.size;
+    conversations = this.#docMaps[NAME]!.size;
+    annotations = this.#docMaps[ANNOTATION]!.size;
+    return { messages, conversations, annotations };
+  }
+
+  /**
+   * Settles once the index holds every write it was given: at once, unless the documents are
+   * being renumbered (writes are held meanwhile). A search waits for it.
+   */
+  current(): Promise<void> {
+    return this.#released ?? Promise.resolve();
+  }
+
+  /** Settles once the background work (merges, renumbering) is done, including work it leads to. */
+  async settled(): Promise<void> {
+    while (this.#maintenance) await this.#maintenance;
+    if (this.#failed) throw this.#failed;
+  }
+
+  /** Whether writes are outgrowing the background work: a build waits for {@link settled} before it writes more. */
+  get behind(): boolean {
+    return this.#dict.flushDue;
   }
 
   /** Adds a document, or replaces the one of the same field and id. */
   put(doc: IndexedDoc): void {
+    if (this.#failed) throw this.#failed;
+    if (this.#held) {
+      this.#held.push(() => this.put(doc));
+      return;
+    }
     const field = FIELD_NUMBER[doc.field];
     const hash = textHash(doc.text);
-    const before = this.#docs()[field]!.get(doc.id);
+    const before = this.#docMaps[field]!.get(doc.id);
     // The same text again (a conversation's name on each message added, a message's score or
     // links changed): only its times change. Re-indexing would leave a dead copy per write.
     if (before !== undefined && this.#hash[before] === hash && this.#ownerId(before) === doc.conversation) {
@@ -224,6 +295,7 @@ export class TextIndex {
     }
     this.#removeDoc(field, doc.id);
     const number = this.#ids.length;
+    if (number >= MAX_DOCS) throw new Error(`The search index holds ${MAX_DOCS} documents, as many as it can.`);
     if (number === this.#owner.length) this.#growDocs(number * 2);
     this.#hash[number] = hash;
     // Each term's count in the document, in a scratch array by list number (a Map per document
@@ -238,11 +310,11 @@ export class TextIndex {
       length++;
     });
     for (const list of touched) {
-      this.#pool.add(list, number, this.#frequency[list]!);
+      this.#dict.add(list, number, this.#frequency[list]!);
       this.#frequency[list] = 0;
     }
     this.#ids.push(doc.id);
-    this.#docs()[field]!.set(doc.id, number);
+    this.#docMaps[field]!.set(doc.id, number);
     this.#field[number] = field;
     this.#length[number] = Math.min(length, 0xffff);
     this.#created[number] = seconds(doc.created);
@@ -265,29 +337,23 @@ export class TextIndex {
         if (first < 0 || this.#created[first]! > this.#created[number]!) this.#setFirstRequest(owner, number);
       }
     }
-    // A document written again left its old copy dead.
-    if (before !== undefined) this.#compactIfDead();
+    if (this.#dict.flushDue || this.#compactDue()) this.#maintain();
   }
 
   /** Removes the document of this field and id, if the index has it. */
   remove(field: Field, id: string): void {
-    this.#removeDoc(FIELD_NUMBER[field], id);
-    this.#compactIfDead();
-  }
-
-  /** Compacts once over 5,000 documents, and a fifth of all, are dead. */
-  #compactIfDead(): void {
-    if (this.#dead > 5000 && this.#dead * 5 > this.#ids.length) this.compact();
-  }
-
-  /** The id → document maps, made from the documents on first use after a load. */
-  #docs(): Map<string, number>[] {
-    if (!this.#docMaps) {
-      const maps = FIELDS.map(() => new Map<string, number>());
-      this.#ids.forEach((id, doc) => id !== undefined && maps[this.#field[doc]!]!.set(id, doc));
-      this.#docMaps = maps;
+    if (this.#failed) throw this.#failed;
+    if (this.#held) {
+      this.#held.push(() => this.remove(field, id));
+      return;
     }
-    return this.#docMaps;
+    this.#removeDoc(FIELD_NUMBER[field], id);
+    if (this.#compactDue()) this.#maintain();
+  }
+
+  /** Whether over 5,000 documents, and a fifth of all, are dead: time to renumber the documents. */
+  #compactDue(): boolean {
+    return this.#dead > COMPACT_DEAD && this.#dead * 5 > this.#ids.length;
   }
 
   /** Every live document: its field, id and conversation. */
@@ -302,7 +368,7 @@ export class TextIndex {
 
   /** Whether the index holds this document. */
   has(field: Field, id: string): boolean {
-    return this.#docs()[FIELD_NUMBER[field]]!.has(id);
+    return this.#docMaps[FIELD_NUMBER[field]]!.has(id);
   }
 
   /** Messages that match, best first (only messages of `query.conversation` when it names one), at once. */
@@ -429,7 +495,7 @@ export class TextIndex {
     perConversation: boolean,
     budget: SearchBudget,
   ): Generator<void, { touched: DocList; bound: number; conversations: DocList; conversationBound: number }> {
-    const groups: [list: number, weight: number][][] = [];
+    const groups: [list: TermPostings, weight: number][][] = [];
     let postings = 0;
     // A typo costs ~74 spellings a letter, each through the stemmer: for a few words of a query at
     // most, counted by the words expanded (not by those a near-miss was found for).
@@ -507,7 +573,7 @@ export class TextIndex {
    * conversation's frequency of the word too (BM25F), listed in `found` the first time.
    */
   #scoreList(
-    list: number,
+    list: TermPostings,
     weight: number,
     idf: number,
     keep: (doc: number) => boolean,
@@ -581,12 +647,12 @@ export class TextIndex {
     prefix: boolean,
     fuzzy: boolean,
     budget: SearchBudget,
-  ): Generator<void, { lists: [list: number, weight: number][]; typos: boolean }> {
-    const lists: [number, number][] = [];
+  ): Generator<void, { lists: [list: TermPostings, weight: number][]; typos: boolean }> {
+    const lists: [TermPostings, number][] = [];
     const exact = this.#listOf(term);
     if (exact !== undefined) lists.push([exact, 1]);
     if (prefix && typed.length >= 2) {
-      const longer = new TopLists(PREFIX_EXPANSIONS);
+      const longer = new TopLists<TermPostings>(PREFIX_EXPANSIONS);
       let scanned = 0;
       const most = Math.min(budget.limits.prefixTermsPerWord, budget.left('prefixTerms'));
       if (most > 0) {
@@ -610,15 +676,16 @@ export class TextIndex {
       return { lists, typos: false };
     }
     // Typos are made in words as typed, before stemming: `compnents` is one letter from `components`, stemmed `compon`.
-    const seen = new Set<number>();
+    // Each term once (several spellings may stem to one), as the lists are found anew per lookup.
+    const seen = new Set<string>();
     let tried = 0;
     for (const candidate of oneEditAway(typed)) {
       if (++tried % TYPO_STEP === 0) yield;
-      const list = this.#listOf(uncachedTermOf(candidate));
-      if (list !== undefined && !seen.has(list)) {
-        seen.add(list);
-        lists.push([list, WEIGHT_TYPO]);
-      }
+      const spelled = uncachedTermOf(candidate);
+      if (seen.has(spelled)) continue;
+      seen.add(spelled);
+      const list = this.#listOf(spelled);
+      if (list !== undefined) lists.push([list, WEIGHT_TYPO]);
     }
     budget.expand('typoSpellings', tried);
     return { lists, typos: true };
@@ -639,41 +706,24 @@ export class TextIndex {
   // The few places where a search reads the dictionary and the postings: the term → list lookup,
   // the prefix scan, a list's length and its walk.
 
-  /** The posting list of a term, if the index holds it. */
-  #listOf(term: string): number | undefined {
-    return this.#terms.get(term);
+  /** The postings of a term (its lists in each segment that holds it), if the index holds it. */
+  #listOf(term: string): TermPostings | undefined {
+    return this.#dict.find(term);
   }
 
-  /** Each term that starts with `prefix`, and its list. */
-  *#prefixTerms(prefix: string): Generator<[term: string, list: number]> {
-    const sorted = this.#sortedTerms;
-    for (let i = lowerBound(sorted, prefix); i < sorted.length && sorted[i]!.startsWith(prefix); i++)
-      yield [sorted[i]!, this.#terms.get(sorted[i]!)!];
-    for (const term of this.#unsortedTerms) if (term.startsWith(prefix)) yield [term, this.#terms.get(term)!];
+  /** Each term that starts with `prefix`, and its postings, in order. */
+  #prefixTerms(prefix: string): Generator<[term: string, list: TermPostings]> {
+    return this.#dict.termsWithPrefix(prefix);
   }
 
-  /** How many postings a list holds (dead documents' included, until a compaction). */
-  #count(list: number): number {
-    return this.#pool.count(list);
+  /** How many postings a term has (dead documents' included, until a merge drops them). */
+  #count(list: TermPostings): number {
+    return list.count;
   }
 
-  /** Calls `visit` with each posting of a list, in document order. */
-  #walk(list: number, visit: (doc: number, frequency: number) => void): void {
-    this.#pool.forEach(list, visit);
-  }
-
-  #sortTerms(): void {
-    const fresh = this.#unsortedTerms.sort();
-    const sorted = this.#sortedTerms;
-    const merged: string[] = new Array(sorted.length + fresh.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < sorted.length && j < fresh.length) merged[k++] = sorted[i]! < fresh[j]! ? sorted[i++]! : fresh[j++]!;
-    while (i < sorted.length) merged[k++] = sorted[i++]!;
-    while (j < fresh.length) merged[k++] = fresh[j++]!;
-    this.#sortedTerms = merged;
-    this.#unsortedTerms = [];
+  /** Calls `visit` with each posting of a term, in document order. */
+  #walk(list: TermPostings, visit: (doc: number, frequency: number) => void): void {
+    list.forEach(visit);
   }
 
   #ownerId(doc: number): string | undefined {
@@ -741,7 +791,7 @@ export class TextIndex {
   }
 
   #removeDoc(field: number, id: string): void {
-    const doc = this.#docs()[field]!.get(id);
+    const doc = this.#docMaps[field]!.get(id);
     if (doc === undefined) return;
     const owner = this.#owner[doc]!;
     if (owner >= 0 && field <= 1) {
@@ -756,7 +806,7 @@ export class TextIndex {
       this.#conversations--;
       this.#conversationTotal -= this.#conversationLength[owner]!;
     }
-    this.#docs()[field]!.delete(id);
+    this.#docMaps[field]!.delete(id);
     if (field === NAME && owner >= 0) this.#nameDoc[owner] = -1;
     this.#ids[doc] = undefined;
     this.#dead++;
@@ -775,54 +825,182 @@ export class TextIndex {
     return number;
   }
 
-  /**
-   * Drops dead documents and renumbers the live ones: rewrites every posting list (a few hundred
-   * milliseconds at a million documents), forgets terms no live document holds and conversations
-   * with no document left.
-   */
-  compact(): void {
-    const renumbered = new Int32Array(this.#ids.length).fill(-1);
-    const live: number[] = [];
-    this.#ids.forEach((id, doc) => {
-      if (id === undefined) return;
-      renumbered[doc] = live.length;
-      live.push(doc);
-    });
-    const pool = new PostingPool();
-    const terms = new Map<string, number>();
-    for (const [term, list] of this.#terms) {
-      let next = -1;
-      this.#pool.forEach(list, (doc, frequency) => {
-        const to = renumbered[doc]!;
-        if (to < 0) return;
-        if (next < 0) next = pool.newList();
-        pool.add(next, to, frequency);
-      });
-      if (next >= 0) terms.set(term, next);
-    }
-    const docs = new TextIndex();
-    docs.#terms = terms;
-    docs.#pool = pool;
-    docs.#growDocs(Math.max(1024, live.length));
-    for (const doc of live) {
-      const id = this.#ids[doc]!;
-      const owner = this.#owner[doc]!;
-      const to = docs.#ids.length;
-      docs.#ids.push(id);
-      docs.#docs()[this.#field[doc]!]!.set(id, to);
-      docs.#field[to] = this.#field[doc]!;
-      docs.#length[to] = this.#length[doc]!;
-      docs.#created[to] = this.#created[doc]!;
-      docs.#updated[to] = this.#updated[doc]!;
-      docs.#hash[to] = this.#hash[doc]!;
-      docs.#owner[to] = owner < 0 ? -1 : docs.#conversation(this.#conversationIds[owner]!);
-    }
-    docs.#recount();
-    this.#adopt(docs);
+  /** Starts the background work due (merges, renumbering), unless it runs already: it looks again once done. */
+  #maintain(): void {
+    if (!this.#maintenance && !this.#failed) this.#run(() => this.#maintainInSlices());
   }
 
-  /** Works out the counts, lengths and first requests from the documents (after a compaction or a load). */
-  #recount(): void {
+  /** Runs `work` as the index's background work (one at a time); a failure stops the index taking writes. */
+  #run(work: () => Promise<void>): Promise<void> {
+    const running = work().then(
+      () => {
+        this.#maintenance = undefined;
+        if (this.#dict.flushDue || this.#compactDue()) this.#maintain();
+      },
+      (error: Error) => {
+        this.#failed = error;
+        this.#maintenance = undefined;
+        this.#release();
+      },
+    );
+    this.#maintenance = running;
+    return running;
+  }
+
+  async #maintainInSlices(): Promise<void> {
+    // Not inside the write that asked for it: that write's caller goes on first.
+    await nextTurn();
+    const slices = new Slices();
+    for (;;) {
+      if (this.#dict.flushDue && !this.#dict.frozen) this.#freeze();
+      if (this.#dict.frozen) await runInSlices(this.#dict.flush(this.#liveDoc), slices);
+      else if (this.#compactDue()) await this.#compact(slices);
+      else return;
+    }
+  }
+
+  /** A document's number in a merge that drops the dead: itself, or -1 once dead. */
+  #liveDoc = (doc: number): number => (this.#ids[doc] === undefined ? -1 : doc);
+
+  /** Freezes the mutable segment (see TermDictionary.freeze): the words remembered name its lists. */
+  #freeze(): void {
+    this.#dict.freeze(this.#ids.length);
+    this.#words.clear();
+  }
+
+  /**
+   * Drops dead documents and renumbers the live ones, a slice at a time: every segment merged
+   * into one (writes go on meanwhile, into a new mutable segment), then, with writes held, the
+   * documents' tables renumbered and put in place with it. Conversations with no document left
+   * are forgotten. `taken`, if given, receives the parts the new segment covers (copies, taken
+   * before the writes held are applied): what the index file holds.
+   */
+  async #compact(slices: Slices, taken?: (parts: IndexParts) => void): Promise<void> {
+    // Frozen where no write is held: every write given so far is in a document below `n`.
+    const { n, renumber, live } = await this.exclusive(async () => {
+      if (!this.#dict.frozen) this.#freeze();
+      const n = this.#ids.length;
+      const renumber = new Int32Array(n);
+      let live = 0;
+      for (let doc = 0; doc < n; doc++) renumber[doc] = this.#ids[doc] === undefined ? -1 : live++;
+      return { n, renumber, live };
+    });
+    const segment = await runInSlices(
+      this.#dict.compacted((doc) => renumber[doc]!),
+      slices,
+    );
+    await this.exclusive(async () => {
+      this.#hold();
+      try {
+        await runInSlices(this.#renumbered(renumber, n, n - live, segment), slices);
+        taken?.(this.#copy(live, segment));
+      } finally {
+        this.#release();
+      }
+    });
+  }
+
+  /** Renumbers the documents' tables as `renumber` says below `n` (and shifted down by `dropped` from `n` on), a step at a time, and puts them in place with `segment`. */
+  *#renumbered(renumber: Int32Array, n: number, dropped: number, segment: TermSegment): Generator<void, void> {
+    const total = this.#ids.length;
+    const size = total - dropped;
+    const capacity = Math.max(1024, size);
+    const ids: (string | undefined)[] = new Array(size);
+    const owner = new Int32Array(capacity);
+    const field = new Uint8Array(capacity);
+    const length = new Uint16Array(capacity);
+    const created = new Uint32Array(capacity);
+    const updated = new Uint32Array(capacity);
+    const hash = new Uint32Array(capacity);
+    const conversationOf = new Int32Array(this.#conversationIds.length).fill(-1);
+    const conversationIds: string[] = [];
+    const conversationNumber = new Map<string, number>();
+    const maps = FIELDS.map(() => new Map<string, number>());
+    let dead = 0;
+    for (let doc = 0; doc < total; doc++) {
+      if (doc % DOCS_PER_STEP === 0) yield;
+      const to = doc < n ? renumber[doc]! : doc - dropped;
+      if (to < 0) continue;
+      const id = this.#ids[doc];
+      ids[to] = id;
+      field[to] = this.#field[doc]!;
+      length[to] = this.#length[doc]!;
+      created[to] = this.#created[doc]!;
+      updated[to] = this.#updated[doc]!;
+      hash[to] = this.#hash[doc]!;
+      let conversation = this.#owner[doc]!;
+      if (conversation >= 0) {
+        if (conversationOf[conversation]! < 0) {
+          const id = this.#conversationIds[conversation]!;
+          conversationOf[conversation] = conversationIds.length;
+          conversationNumber.set(id, conversationIds.length);
+          conversationIds.push(id);
+        }
+        conversation = conversationOf[conversation]!;
+      }
+      owner[to] = conversation;
+      if (id === undefined) dead++;
+      else maps[field[to]!]!.set(id, to);
+    }
+    this.#ids = ids;
+    this.#owner = owner;
+    this.#field = field;
+    this.#length = length;
+    this.#created = created;
+    this.#updated = updated;
+    this.#hash = hash;
+    this.#dead = dead;
+    this.#docMaps = maps;
+    this.#conversationIds = conversationIds;
+    this.#conversationNumber = conversationNumber;
+    const conversations = Math.max(256, conversationIds.length);
+    this.#conversationLength = new Float64Array(conversations);
+    this.#firstRequest = new Int32Array(conversations);
+    this.#nameDoc = new Int32Array(conversations);
+    this.#dict.adopt(segment, n - dropped);
+    yield* this.#recount();
+  }
+
+  /** The first `docs` documents' tables, copied, with `segment`: what an index file holds. */
+  #copy(docs: number, segment: TermSegment): IndexParts {
+    return {
+      ids: this.#ids.slice(0, docs),
+      owner: this.#owner.slice(0, docs),
+      field: this.#field.slice(0, docs),
+      length: this.#length.slice(0, docs),
+      created: this.#created.slice(0, docs),
+      updated: this.#updated.slice(0, docs),
+      hash: this.#hash.slice(0, docs),
+      conversations: this.#conversationIds.slice(),
+      segment,
+    };
+  }
+
+  /** Holds the writes from now on (see {@link current}). */
+  #hold(): void {
+    this.#held = [];
+    this.#released = new Promise((resolve) => (this.#resolveReleased = resolve));
+  }
+
+  #resolveReleased: (() => void) | undefined;
+
+  /** Applies the writes held, in order, and lets searches go on. */
+  #release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    try {
+      for (const write of held ?? []) write();
+    } catch (error) {
+      this.#failed = error as Error;
+    } finally {
+      this.#released = undefined;
+      this.#resolveReleased?.();
+      this.#resolveReleased = undefined;
+    }
+  }
+
+  /** Works out the counts, lengths and first requests from the documents (after a renumbering or a load), a step at a time. */
+  *#recount(): Generator<void, void> {
     this.#messages = 0;
     this.#messageLength = 0;
     this.#conversations = 0;
@@ -834,6 +1012,7 @@ export class TextIndex {
     this.#nameDoc.fill(-1);
     const n = this.#ids.length;
     for (let doc = 0; doc < n; doc++) {
+      if (doc % DOCS_PER_STEP === 0) yield;
       if (this.#ids[doc] === undefined) continue;
       const owner = this.#owner[doc]!;
       if (this.#field[doc]! <= 1) {
@@ -847,6 +1026,7 @@ export class TextIndex {
       }
     }
     for (let doc = 0; doc < n; doc++) {
+      if (doc % DOCS_PER_STEP === 0) yield;
       if (this.#ids[doc] === undefined || this.#field[doc]! > 1) continue;
       const owner = this.#owner[doc]!;
       if (owner < 0) continue;
@@ -862,77 +1042,58 @@ export class TextIndex {
     });
   }
 
-  #adopt(other: TextIndex): void {
-    this.#terms = other.#terms;
-    this.#words.clear();
-    this.#sortedTerms = [...other.#terms.keys()].sort();
-    this.#unsortedTerms = [];
-    this.#pool = other.#pool;
-    this.#docMaps = other.#docMaps;
-    this.#nameDoc = other.#nameDoc;
-    this.#ids = other.#ids;
-    this.#owner = other.#owner;
-    this.#field = other.#field;
-    this.#length = other.#length;
-    this.#created = other.#created;
-    this.#updated = other.#updated;
-    this.#hash = other.#hash;
-    this.#dead = 0;
-    this.#messages = other.#messages;
-    this.#messageLength = other.#messageLength;
-    this.#conversationNumber = other.#conversationNumber;
-    this.#conversationIds = other.#conversationIds;
-    this.#conversationLength = other.#conversationLength;
-    this.#firstRequest = other.#firstRequest;
-    this.#conversations = other.#conversations;
-    this.#conversationTotal = other.#conversationTotal;
-    this.#firsts = other.#firsts;
-    this.#firstTotal = other.#firstTotal;
-    this.#score = new Float64Array(1024);
-    this.#best = new Float64Array(1024);
-    this.#conversationScore = new Float64Array(256);
-    this.#conversationFrequency = new Float64Array(256);
-    this.#conversationSeen = new Uint8Array(256);
-    this.#conversationRank = new Int32Array(256);
+  /**
+   * The index as one segment with the documents' tables it covers (copies): what the index file
+   * holds, with every write given before the call. An index of several segments, or with dead
+   * documents, is first merged and renumbered, in the background (writes go on meanwhile; those
+   * the copy misses came after the call).
+   */
+  async parts(): Promise<IndexParts> {
+    for (;;) {
+      while (this.#maintenance) await this.#maintenance;
+      if (this.#failed) throw this.#failed;
+      if (!this.#dict.single || this.#dead > 0) break;
+      // Taken where no write is held: the copy holds every write given so far.
+      const copy = await this.exclusive(async () =>
+        this.#dict.single && this.#dead === 0 ? this.#copy(this.#ids.length, this.#dict.segments[0] ?? TermSegment.EMPTY) : undefined,
+      );
+      if (copy) return copy;
+    }
+    let parts: IndexParts | undefined;
+    await this.#run(() => this.#compact(new Slices(), (taken) => (parts = taken)));
+    if (!parts) throw this.#failed ?? new Error('The search index could not be merged.');
+    return parts;
   }
 
-  /** The index as plain values and typed arrays of its own (copies, taken now), compacted first: what the index file holds. */
-  dump(): IndexDump {
-    if (this.#dead > 0) this.compact();
-    const n = this.#ids.length;
-    return {
-      terms: [...this.#terms.keys()],
-      lists: [...this.#terms.values()],
-      pool: this.#pool.dump(),
-      ids: this.#ids.slice() as string[],
-      owner: this.#owner.slice(0, n),
-      field: this.#field.slice(0, n),
-      length: this.#length.slice(0, n),
-      created: this.#created.slice(0, n),
-      updated: this.#updated.slice(0, n),
-      hash: this.#hash.slice(0, n),
-      conversations: this.#conversationIds.slice(),
-    };
-  }
-
-  /** An index as {@link dump} left it. */
-  static restore(dump: IndexDump): TextIndex {
-    const index = new TextIndex();
-    index.#pool = PostingPool.restore(dump.pool);
-    index.#terms = new Map(dump.terms.map((term, i) => [term, dump.lists[i]!]));
-    index.#sortedTerms = [...dump.terms].sort();
-    for (const id of dump.conversations) index.#conversation(id);
-    // The dump's arrays are its own (see dump): taken as they are, grown at the next write.
-    index.#ids = dump.ids;
-    index.#owner = dump.owner;
-    index.#field = dump.field;
-    index.#length = dump.length;
-    index.#created = dump.created;
-    index.#updated = dump.updated;
-    index.#hash = dump.hash;
-    index.#growDocs(Math.max(1024, dump.ids.length));
-    index.#docMaps = undefined;
-    index.#recount();
+  /**
+   * An index made of `parts` (as an index file holds them; its arrays are taken, not copied), a
+   * step at a time: the maps of ids and the counts are built in slices.
+   */
+  static *restore(parts: IndexParts, limits: FlushLimits = {}): Generator<void, TextIndex> {
+    const index = new TextIndex(limits);
+    const n = parts.ids.length;
+    index.#ids = parts.ids;
+    index.#owner = parts.owner;
+    index.#field = parts.field;
+    index.#length = parts.length;
+    index.#created = parts.created;
+    index.#updated = parts.updated;
+    index.#hash = parts.hash;
+    index.#growDocs(Math.max(1024, n));
+    for (let i = 0; i < parts.conversations.length; i++) {
+      if (i % DOCS_PER_STEP === 0) yield;
+      index.#conversation(parts.conversations[i]!);
+    }
+    for (let doc = 0; doc < n; doc++) {
+      if (doc % DOCS_PER_STEP === 0) yield;
+      const id = parts.ids[doc];
+      const map = index.#docMaps[index.#field[doc]!]!;
+      if (id === undefined) index.#dead++;
+      else if (map.has(id)) throw new Error(`the document ${id} is there twice`);
+      else map.set(id, doc);
+    }
+    index.#dict = new TermDictionary([parts.segment], n, limits);
+    yield* index.#recount();
     return index;
   }
 
@@ -972,33 +1133,6 @@ interface Norms {
   readonly avgBody: number;
 }
 
-/** What {@link TextIndex.dump} answers. */
-export interface IndexDump {
-  readonly terms: string[];
-  readonly lists: number[];
-  readonly pool: ReturnType<PostingPool['dump']>;
-  readonly ids: string[];
-  readonly owner: Int32Array<ArrayBuffer>;
-  readonly field: Uint8Array<ArrayBuffer>;
-  readonly length: Uint16Array<ArrayBuffer>;
-  readonly created: Uint32Array<ArrayBuffer>;
-  readonly updated: Uint32Array<ArrayBuffer>;
-  readonly hash: Uint32Array<ArrayBuffer>;
-  readonly conversations: string[];
-}
-
-/** The first place in `sorted` whose string is not below `key`. */
-function lowerBound(sorted: readonly string[], key: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 /** FNV-1a over the text's UTF-16 code units. */
 function textHash(text: string): number {
   let h = 0x811c9dc5;
@@ -1024,12 +1158,12 @@ function* clear(scores: Float64Array | Uint8Array, items: ArrayLike<number>): Ge
 }
 
 /** The `k` lists offered with the highest counts, in that order (ties: the first offered first). */
-class TopLists {
-  readonly #lists: number[] = [];
+class TopLists<List> {
+  readonly #lists: List[] = [];
   readonly #counts: number[] = [];
   constructor(readonly k: number) {}
 
-  offer(list: number, count: number): void {
+  offer(list: List, count: number): void {
     const counts = this.#counts;
     if (counts.length === this.k && !(count > counts[counts.length - 1]!)) return;
     let at = counts.length;
@@ -1042,7 +1176,7 @@ class TopLists {
     }
   }
 
-  best(): readonly number[] {
+  best(): readonly List[] {
     return this.#lists;
   }
 }

@@ -62,7 +62,7 @@ describe('a search that has paused', () => {
     expect(index.index.size).toBe(500);
   });
 
-  it('makes a dump wait for it: the index file is written from an index no search is reading', async () => {
+  it('makes the copy for the index file wait for it: the copy holds every write given before, those the search held too', async () => {
     const index = new SearchIndex();
     index.apply(Array.from({ length: 10 }, (_, i) => message(`m${i}`, `redis key ${i}`)));
     // Notes when the index's own search is done (its steps returned).
@@ -78,8 +78,12 @@ describe('a search that has paused', () => {
     const search = index.searchMessages(query('redis'));
     await aTurnLater();
     expect(searched).toBe(false);
-    const dumped = await index.whenIdle((idle) => ({ searched, ids: idle.dump().ids.length }));
-    expect(dumped).toEqual({ searched: true, ids: 10 });
+    // Held while the search is paused: it must be in the copy all the same.
+    index.apply([message('m10', 'redis key 10')]);
+    const copied = await index.index.parts();
+    expect(searched).toBe(true);
+    expect(copied.ids).toHaveLength(11);
+    expect(copied.ids).toContain('m10');
     expect(await search).toHaveLength(10);
   });
 });

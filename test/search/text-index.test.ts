@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type IndexedDoc, TextIndex } from '../../src/search/text-index.js';
 import { MAX_IDENTIFIER_PARTS, MAX_WORD_TERMS, queryWords, termsOf } from '../../src/search/tokens.js';
+import { runAtOnce } from '../../src/slices.js';
 
 const doc = (id: string, text: string, conversation = 'c1', created = 1_000): IndexedDoc => ({
   field: 'userMessage',
@@ -59,17 +60,25 @@ describe('TextIndex', () => {
     expect(search(index, 'blocking')).toEqual(['a']);
   });
 
-  it('answers the same after a compaction drops the dead documents', () => {
+  it('answers the same after a compaction drops the dead documents, and while it runs', async () => {
     const index = new TextIndex();
     for (let i = 0; i < 7000; i++) index.put(doc(`m${i}`, `message number ${i} about ${i % 2 === 0 ? 'kafka' : 'redis'}`, `c${i % 50}`));
-    // Past 5,000 dead and a fifth of all: the index compacts itself.
+    // Past 5,000 dead and a fifth of all: the index compacts itself, in the background.
     for (let i = 0; i < 6000; i++) index.remove('userMessage', `m${i}`);
-    expect(index.size).toBe(1000);
-    expect(search(index, 'number 6500')[0]).toBe('m6500');
-    expect(search(index, '5999')).toEqual([]);
-    expect(search(index, 'kafka')).toHaveLength(500);
+    const check = () => {
+      expect(index.size).toBe(1000);
+      expect(search(index, 'number 6500')[0]).toBe('m6500');
+      expect(search(index, '5999')).not.toContain('m5999');
+      expect(search(index, 'kafka')).toHaveLength(500);
+    };
+    check();
     index.put(doc('late', 'kafka again'));
     expect(search(index, 'again')).toEqual(['late']);
+    await index.settled();
+    expect(index.size).toBe(1001);
+    expect(search(index, 'again')).toEqual(['late']);
+    index.remove('userMessage', 'late');
+    check();
   });
 
   it('finds the longer words a prefix starts, among sorted and newly added terms', () => {
@@ -85,17 +94,81 @@ describe('TextIndex', () => {
     expect(search(index, prefix, true).sort()).toEqual(expected.map((i) => `m${i}`).sort());
   });
 
-  it('gives the same answers after dump and restore', () => {
+  it('gives the same answers once written into its parts and restored from them', async () => {
     const index = new TextIndex();
     for (let i = 0; i < 300; i++) index.put(doc(`m${i}`, `step ${i}: configure webpack ${i % 3 === 0 ? 'proxy' : 'loader'}`, `c${i % 7}`));
     index.remove('userMessage', 'm3');
     index.put({ field: 'name', id: 'c1', conversation: 'c1', text: 'Webpack proxy setup', created: 5_000, updated: 5_000 });
-    const restored = TextIndex.restore(index.dump());
+    const restored = runAtOnce(TextIndex.restore(await index.parts()));
     for (const text of ['proxy', 'webpack loader', 'configur', 'step 150'])
       expect(search(restored, text, true)).toEqual(search(index, text, true));
     const conversations = (ix: TextIndex) =>
       ix.searchConversations({ text: 'proxy', words: queryWords('proxy setup'), prefix: false, limit: 5 });
     expect(conversations(restored)).toEqual(conversations(index));
+  });
+
+  it('answers the same whether its terms sit in one mutable segment or in many merged ones, while they merge and after', async () => {
+    // Words drawn from a small vocabulary (so terms recur across documents) and made-up ones (so many are new).
+    let seed = 11;
+    const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    const vocabulary = [
+      'webpack',
+      'proxy',
+      'loader',
+      'docker',
+      'compose',
+      'kafka',
+      'lag',
+      'useEffect',
+      'ERR_MODULE_NOT_FOUND',
+      'src/app.tsx',
+    ];
+    const made = () => Array.from({ length: 4 + Math.floor(next() * 5) }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join('');
+    const text = () =>
+      Array.from({ length: 20 }, () => (next() < 0.5 ? vocabulary[Math.floor(next() * vocabulary.length)] : made())).join(' ');
+    const merged = new TextIndex({ terms: 64, postings: 512 });
+    const whole = new TextIndex();
+    const queries: [string, boolean][] = [
+      ['webpack proxy', false],
+      ['kafka', false],
+      ['effect', false],
+      ['modul', true],
+      ['ab', true],
+      ['dokcer', false],
+    ];
+    const same = () => {
+      for (const [query, prefix] of queries) {
+        const ask = { text: query, words: queryWords(query), prefix, limit: 50 };
+        expect(merged.searchMessages(ask)).toEqual(whole.searchMessages(ask));
+        expect(merged.searchConversations(ask)).toEqual(whole.searchConversations(ask));
+      }
+    };
+    for (let i = 0; i < 600; i++) {
+      const written = doc(`m${i}`, text(), `c${i % 40}`, 1_000 + i);
+      const name: IndexedDoc = { ...written, id: `c${i % 40}`, field: 'name', text: i % 3 === 0 ? made() : '' };
+      for (const index of [merged, whole]) {
+        index.put(written);
+        index.put(name);
+      }
+      // The merges run between writes, a slice at a time: answers are checked while they run.
+      if (i % 50 === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        same();
+      }
+    }
+    await merged.settled();
+    same();
+    // Documents removed and written again leave dead postings, which a merge drops: once both are
+    // merged into one segment, they answer the same again.
+    for (let i = 0; i < 600; i += 3) {
+      merged.remove('userMessage', `m${i}`);
+      whole.remove('userMessage', `m${i}`);
+      const again = doc(`m${i + 1}`, text(), `c${(i + 1) % 40}`, 9_000 + i);
+      merged.put(again);
+      whole.put(again);
+    }
+    await Promise.all([merged.parts(), whole.parts()]);
+    same();
   });
 
   it('ranks by BM25: rarer words and shorter documents first; similarity stays within 0–1', () => {

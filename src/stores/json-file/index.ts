@@ -313,7 +313,17 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     },
   };
   // The search index, read or built in the background: the store answers meanwhile (searches wait).
-  const search = searchFile?.open(seq, { view, rollBacks: () => rollBacks, closed: () => closed, logger });
+  const search = searchFile?.open(seq, {
+    view,
+    rollBacks: () => rollBacks,
+    closed: () => closed,
+    counts: () => ({
+      messages: messages.count(),
+      conversations: tables.rows('conversations').size,
+      annotations: tables.rows('annotations').size,
+    }),
+    logger,
+  });
 
   // A store of an older version is migrated now, once, by a compaction: the messages of version 4
   // go to a message file; those of version 5 get their checksums (every one is read); its
