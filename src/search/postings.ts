@@ -31,10 +31,6 @@ export class PostingPool {
   #count = new Int32Array(1024);
   #lists = 0;
 
-  get lists(): number {
-    return this.#lists;
-  }
-
   /** Bytes the pool and its tables hold. */
   get bytes(): number {
     return this.#chunks.length * CHUNK_BYTES + this.#head.length * 21;
@@ -56,11 +52,6 @@ export class PostingPool {
   /** How many postings the list holds. */
   count(list: number): number {
     return this.#count[list]!;
-  }
-
-  /** The last document the list holds (-1: none). */
-  last(list: number): number {
-    return this.#last[list]!;
   }
 
   /** Appends that `doc` (larger than every document in the list) holds the term `frequency` times. */
@@ -93,7 +84,7 @@ export class PostingPool {
       if (at === end) {
         const to = readPointer(chunks, end);
         // Slices are allocated one after another: a pointer goes forward, inside the pool. One
-        // that does not (a damaged index file) ends the list rather than looping on it.
+        // that does not (a damaged pool: never, short of a bug) ends the list rather than looping on it.
         if (to <= end || to >= top) return;
         at = to;
         if (level < LAST_LEVEL) level++;
@@ -121,42 +112,6 @@ export class PostingPool {
       value = 0;
       scale = 1;
     }
-  }
-
-  /** The pool's state, for the index file: copies, taken now (the last chunk cut at the pool's top). */
-  dump(): { chunks: Uint8Array[]; top: number; tables: Int32Array[]; levels: Uint8Array; lists: number } {
-    const n = this.#lists;
-    const last = this.#chunks.length - 1;
-    return {
-      chunks: this.#chunks.map((chunk, i) => (i === last ? chunk.slice(0, this.#top - i * CHUNK_BYTES) : chunk.slice())),
-      top: this.#top,
-      tables: [this.#head, this.#write, this.#end, this.#last, this.#count].map((table) => table.slice(0, n)),
-      levels: this.#level.slice(0, n),
-      lists: n,
-    };
-  }
-
-  /** A pool as {@link dump} left it (its arrays are taken, not copied). */
-  static restore(state: { chunks: Uint8Array[]; top: number; tables: Int32Array[]; levels: Uint8Array; lists: number }): PostingPool {
-    const pool = new PostingPool();
-    pool.#grow(Math.max(1024, state.lists));
-    // Appends go on in the last chunk: it is given its whole size again.
-    pool.#chunks = state.chunks.map((chunk) => {
-      if (chunk.length === CHUNK_BYTES) return chunk;
-      const whole = new Uint8Array(CHUNK_BYTES);
-      whole.set(chunk);
-      return whole;
-    });
-    pool.#top = state.top;
-    pool.#lists = state.lists;
-    const [head, write, end, last, count] = state.tables as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
-    pool.#head.set(head);
-    pool.#write.set(write);
-    pool.#end.set(end);
-    pool.#last.set(last);
-    pool.#count.set(count);
-    pool.#level.set(state.levels);
-    return pool;
   }
 
   #varint(list: number, value: number): void {
