@@ -129,17 +129,9 @@ export class SearchIndex implements TextSearch {
   }
 
   /**
-   * Calls `read` with the index once no search is under way (writes held meanwhile applied), and
-   * holds writes until it returns: for a reader that must see the index whole and unchanging (the
-   * index file's dump). What `read` does after it returns (a promise it answered) is not covered.
+   * Runs `work` after every search queued before it, holding writes until it is done: a search, or
+   * the index's own work no search may see half done (see `TextIndex.exclusive`).
    */
-  async whenIdle<T>(read: (index: TextIndex) => T): Promise<Awaited<T>> {
-    // Boxed: a promise `read` answers is awaited once the turn is over, not within it.
-    const { answer } = await this.#inTurn(async () => ({ answer: read(this.index) }));
-    return await answer;
-  }
-
-  /** Runs `work` after every search queued before it, holding writes until it is done. */
   async #inTurn<T>(work: () => Promise<T>): Promise<T> {
     const before = this.#queue;
     let done!: () => void;
