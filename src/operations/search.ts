@@ -281,10 +281,13 @@ class Plan {
    */
   async #byMeaning(query: string, engine: SearchEngineInput): Promise<Found[] | undefined> {
     const { vectors, ctx } = this.sc;
+    // Comparing the query with every vector is work as walking postings is: counted with them.
+    if (vectors) this.budget.spend('postings', vectors.searchCost);
     const hits = vectors
       ? await vectors.search(query, {
           limit: CANDIDATES,
           scope: this.scope.kind,
+          slices: this.slices,
           ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
         })
       : undefined;

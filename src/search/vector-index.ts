@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { Embedder, IndexedDocRef } from '../ports.js';
+import { Slices } from '../slices.js';
 import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
 import { openOwnFileToRead } from '../stores/json-file/own-files.js';
 import { grown } from '../typed-arrays.js';
@@ -50,6 +51,12 @@ export interface VectorQuery {
   readonly conversation?: string;
   /** Aborts the query's embedding (the search then answers undefined). */
   readonly signal?: AbortSignal;
+  /**
+   * The clock of the request the search is part of: the pass over every vector gives other work a
+   * turn whenever its slice has run its time (a store of half a million vectors takes a good part
+   * of a second to compare with). Writes applied meanwhile are seen or not, never half.
+   */
+  readonly slices?: Slices;
 }
 
 /** A document waiting for its vector. */
@@ -245,33 +252,50 @@ export class VectorIndex {
     // A vector of another length is of another model, or of another configuration of it: not comparable.
     if (vector.length !== this.#dimension) return undefined;
     const dimension = this.#dimension;
-    const matrix = this.#matrix;
+    const rows = this.#rows;
+    const slices = options.slices ?? new Slices();
+    // A row may be dropped and given to another document while the pass has paused: a hit takes
+    // its document from the row when it is scored, with the vector it was scored by.
+    const hitOf = (row: number, similarity: number): VectorHit => ({
+      id: this.#ids[row]!,
+      conversation: this.#conversations[row],
+      field: FIELDS[this.#fields[row]!]!,
+      similarity: clamp(similarity),
+    });
     const score = (row: number) => {
+      // The matrix of now: one grown while the pass paused holds the rows given out meanwhile.
+      const matrix = this.#matrix;
       let dot = 0;
       for (let i = 0, at = row * dimension; i < dimension; i++, at++) dot += vector[i]! * matrix[at]!;
       return dot;
     };
     const clamp = (similarity: number) => Math.min(1, Math.max(0, similarity));
     const { conversation } = options;
+    // Vectors of a new length replace every row: a pass that paused across that has nothing to answer.
+    const live = () => this.#dimension === dimension;
     if (options.scope === 'messages') {
-      const top = new TopK(limit);
-      for (let row = 0; row < this.#rows; row++) {
+      const top = new TopK<VectorHit>(limit);
+      for (let row = 0; row < rows; row++) {
+        if ((row & 255) === 0 && slices.due) {
+          await slices.next();
+          if (!live()) return [];
+        }
         // Fields 0 and 1: userMessage and message.
         if (this.#ids[row] === undefined || this.#fields[row]! > FIELD_NUMBER.message) continue;
         if (conversation !== undefined && this.#conversations[row] !== conversation) continue;
-        top.offer(score(row), row);
+        const similarity = score(row);
+        if (top.takes(similarity)) top.offer(similarity, hitOf(row, similarity));
       }
-      return top.best().map(([similarity, row]) => ({
-        id: this.#ids[row]!,
-        conversation: this.#conversations[row],
-        field: FIELDS[this.#fields[row]!]!,
-        similarity: clamp(similarity),
-      }));
+      return top.best().map(([, hit]) => hit);
     }
     // Each conversation's best document: a conversation is as close as the closest thing in it.
-    const bestRow = new Map<string, number>();
+    const best = new Map<string, VectorHit>();
     const bestScore = new Map<string, number>();
-    for (let row = 0; row < this.#rows; row++) {
+    for (let row = 0; row < rows; row++) {
+      if ((row & 255) === 0 && slices.due) {
+        await slices.next();
+        if (!live()) return [];
+      }
       const owner = this.#conversations[row];
       if (this.#ids[row] === undefined || owner === undefined) continue;
       if (conversation !== undefined && owner !== conversation) continue;
@@ -279,17 +303,21 @@ export class VectorIndex {
       const before = bestScore.get(owner);
       if (before === undefined || similarity > before) {
         bestScore.set(owner, similarity);
-        bestRow.set(owner, row);
+        best.set(owner, { ...hitOf(row, similarity), id: owner });
       }
     }
-    const top = new TopK(limit);
-    for (const [owner, row] of bestRow) top.offer(bestScore.get(owner)!, row);
-    return top.best().map(([similarity, row]) => ({
-      id: this.#conversations[row]!,
-      conversation: this.#conversations[row],
-      field: FIELDS[this.#fields[row]!]!,
-      similarity: clamp(similarity),
-    }));
+    const top = new TopK<VectorHit>(limit);
+    for (const [owner, hit] of best) top.offer(bestScore.get(owner)!, hit);
+    return top.best().map(([, hit]) => hit);
+  }
+
+  /**
+   * The work of one {@link search}, in the postings a text search walks in about the same time (a
+   * search budget counts both): each stored vector is compared with the query, a row of 256
+   * numbers in about the time a posting is scored.
+   */
+  get searchCost(): number {
+    return this.#rows * Math.ceil(this.#dimension / 256);
   }
 
   /** Resolves once nothing is queued or being embedded (or the index is closed). For tests and benchmarks. */
@@ -677,26 +705,32 @@ function normalize(vector: Float32Array): boolean {
 }
 
 /** The `k` best of the rows offered, by score: kept sorted, best first, as `k` is small beside the rows. */
-class TopK {
+class TopK<T> {
   readonly #scores: number[] = [];
-  readonly #rows: number[] = [];
+  readonly #items: T[] = [];
   constructor(readonly k: number) {}
 
-  offer(score: number, row: number): void {
+  /** Whether an item of this score would be kept (so the caller makes it only then). */
+  takes(score: number): boolean {
     const scores = this.#scores;
-    if (scores.length === this.k && !(score > scores[scores.length - 1]!)) return;
+    return scores.length < this.k || score > scores[scores.length - 1]!;
+  }
+
+  offer(score: number, item: T): void {
+    if (!this.takes(score)) return;
+    const scores = this.#scores;
     let at = scores.length;
     while (at > 0 && score > scores[at - 1]!) at--;
     scores.splice(at, 0, score);
-    this.#rows.splice(at, 0, row);
+    this.#items.splice(at, 0, item);
     if (scores.length > this.k) {
       scores.pop();
-      this.#rows.pop();
+      this.#items.pop();
     }
   }
 
-  best(): [score: number, row: number][] {
-    return this.#scores.map((score, i) => [score, this.#rows[i]!]);
+  best(): [score: number, item: T][] {
+    return this.#scores.map((score, i) => [score, this.#items[i]!]);
   }
 }
 

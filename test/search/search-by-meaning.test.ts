@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createService, type Embedder, type SearchInput, type Service } from '../../src/index.js';
+import { createService, type Embedder, SEARCH_BUDGET, type SearchInput, type Service } from '../../src/index.js';
 import { createOpenAiCompatibleEmbedder } from '../../src/runtimes/openai-compatible.js';
 import { createFakeSummarizer } from '../../src/summarizers/fake.js';
 import { startOpenAiServer } from '../helpers/openai-server.js';
@@ -52,6 +52,24 @@ afterEach(async () => {
 });
 
 describe('embeddings engines with an embedder', () => {
+  it('count comparing the query with every vector against the request’s postings budget', async () => {
+    const embedder = conceptEmbedder();
+    const service = await createService({ summarizer: createFakeSummarizer(), embedder, searchBudget: { ...SEARCH_BUDGET, postings: 3 } });
+    services.push(service);
+    const car = await conversationWith(service, said('USER', 'My car will not start'), said('ASSISTANT', 'Check the battery'));
+    const carMessage = car.messages.iterable[0]!.id;
+    // Two or three vectors (the messages, a name if it has one) of 16 numbers: a posting each, so one
+    // search by meaning fits the budget of 3, two do not.
+    expect(await eventually(async () => ids(await service.searchMessages(byMeaning('automobile'))), carMessage)).toEqual([carMessage]);
+    const twice: SearchInput = {
+      engines: { iterable: ['automobile', 'vehicle'].map((query) => ({ query, embeddings: { type: 'JINA' as const } })) },
+    };
+    await expect(service.searchMessages(twice)).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { budget: 'postings', limit: 3 },
+    });
+  });
+
   it('find by meaning what the words alone do not, ranked with the words', async () => {
     const service = await createService({ summarizer: createFakeSummarizer(), embedder: conceptEmbedder() });
     services.push(service);

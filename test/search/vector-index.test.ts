@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Embedder, IndexedDocRef, RecordChange } from '../../src/ports.js';
 import { createOpenAiCompatibleEmbedder } from '../../src/runtimes/openai-compatible-embedder.js';
 import { VectorIndex } from '../../src/search/vector-index.js';
+import type { Slices } from '../../src/slices.js';
 import { fakeEmbedding, startOpenAiServer } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -236,6 +237,77 @@ describe('apply, then search', () => {
     await idle(index);
     expect(server.embeddings.map((request) => request.input.length)).toEqual([2, 2, 1]);
     expect(index.size).toBe(5);
+  });
+});
+
+describe('a search over many vectors', () => {
+  /** A clock whose every slice is over: the pass pauses at each point where it may. */
+  const pausing = () => {
+    let pauses = 0;
+    return {
+      get pauses() {
+        return pauses;
+      },
+      slices: {
+        get due() {
+          return true;
+        },
+        next: () => {
+          pauses++;
+          return new Promise<void>((resolve) => setImmediate(resolve));
+        },
+      } as unknown as Slices,
+    };
+  };
+
+  it('gives other work a turn while it compares the query with every vector', async () => {
+    const { index } = await setUp({ batchSize: 256 });
+    index.apply(Array.from({ length: 1_000 }, (_, i) => message(`m${i}`, `c${i % 50}`, `${BREAD} ${i}`)));
+    await idle(index);
+    const clock = pausing();
+    let otherWork = false;
+    setImmediate(() => {
+      otherWork = true;
+    });
+    const search = index.search(BREAD, { limit: 5, scope: 'messages', slices: clock.slices });
+    const hits = await within(search, 'a search');
+    expect(otherWork).toBe(true);
+    // A pause at every 256 rows of the 1,000.
+    expect(clock.pauses).toBe(4);
+    expect(hits).toHaveLength(5);
+    const conversations = await within(index.search(BREAD, { limit: 5, scope: 'conversations', slices: pausing().slices }), 'a search');
+    expect(conversations).toHaveLength(5);
+  });
+
+  it('names each hit by the document its vector was scored from, when rows change hands while it pauses', async () => {
+    const { index } = await setUp({ batchSize: 512 });
+    index.apply(Array.from({ length: 600 }, (_, i) => message(`m${i}`, 'c1', i === 0 ? PAYMENTS : `${BREAD} ${i}`)));
+    await idle(index);
+    // At its second pause (rows 0–255 compared), the best match's row is freed and given to a
+    // document about bread, embedded before the pass goes on.
+    let pauses = 0;
+    const slices = {
+      get due() {
+        return true;
+      },
+      next: async () => {
+        if (++pauses !== 2) return;
+        index.apply([deleted('messages', 'm0'), message('bread-late', 'c1', BREAD)]);
+        await idle(index);
+      },
+    } as unknown as Slices;
+    const [hit] = (await within(index.search(PAYMENTS, { limit: 1, scope: 'messages', slices }), 'a search'))!;
+    expect(pauses).toBeGreaterThan(2);
+    // Row 0 now holds bread-late's vector; the hit found in it before is m0's, as it was scored.
+    expect(hit).toMatchObject({ id: 'm0', similarity: expect.closeTo(cosine(PAYMENTS, PAYMENTS), 5) });
+  });
+
+  it('counts its comparisons with the postings of a search request', async () => {
+    const { index } = await setUp();
+    index.apply(Array.from({ length: 300 }, (_, i) => message(`m${i}`, 'c1', `${BREAD} ${i}`)));
+    await idle(index);
+    // 300 vectors of 64 numbers: a row of up to 256 numbers costs one posting.
+    expect(index.searchCost).toBe(300);
   });
 });
 
