@@ -45,9 +45,11 @@ function clientOperations(): Operation[] {
   const require = createRequire(import.meta.url);
   const dir = path.join(path.dirname(require.resolve('@pieces.app/pieces-os-client/package.json')), 'dist', 'apis');
   return CLASSES.flatMap((api) =>
-    [...readFileSync(path.join(dir, `${api}.js`), 'utf8').matchAll(/async (\w+)Raw\([^)]*\)\s*\{[^]*?path: `([^`]*)`[^]*?method: '(\w+)'/g)].map(
-      (match) => ({ api, name: match[1]!, path: match[2]!, method: match[3]! }),
-    ),
+    [
+      ...readFileSync(path.join(dir, `${api}.js`), 'utf8').matchAll(
+        /async (\w+)Raw\([^)]*\)\s*\{[^]*?path: `([^`]*)`[^]*?method: '(\w+)'/g,
+      ),
+    ].map((match) => ({ api, name: match[1]!, path: match[2]!, method: match[3]! })),
   );
 }
 
