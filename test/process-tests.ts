@@ -20,7 +20,7 @@ export const PROCESS_TESTS = [
   'test/examples.test.ts', // the examples through tsx
   'test/conformance/official-client.test.ts', // the example server, through the official client
   'test/docs/docs-page.test.ts', // Chromium
-  'test/docs/readme-snippets.test.ts', // tsup, tsc, tsx and vitest over the README's snippets
+  'test/docs/snippets.test.ts', // tsup, tsc, tsx and vitest over the snippets of the README and docs/
   'test/security/browser.test.ts', // Chromium
   'test/models/downloads-clients.test.ts', // the command's `models pull`
   'test/models/downloads-full-disk.test.ts', // mount a tmpfs

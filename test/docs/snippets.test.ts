@@ -1,13 +1,14 @@
 /**
- * The README's code runs as written. Every ```ts and ```js block of README.md is copied, unchanged,
- * into a file of its own in a scratch project, where `conversation-model-service` (and each of its
- * subpath exports) is this package as `npm run build` makes it (built here from the sources with
- * the package's own tsup configuration, JavaScript only, so a stale or missing `dist/` does not
- * matter and the repository's `dist/` is not touched), and the other packages the README tells its
- * readers to install (`hono`, `@hono/node-server`, `vitest`) are this clone's. Then:
+ * The docs' code runs as written. Every ```ts and ```js block of README.md and of every page under
+ * docs/ is copied, unchanged, into a file of its own in one scratch project, where
+ * `conversation-model-service` (and each of its subpath exports) is this package as
+ * `npm run build` makes it (built here from the sources with the package's own tsup
+ * configuration, JavaScript only, so a stale or missing `dist/` does not matter and the
+ * repository's `dist/` is not touched), and the other packages the pages tell their readers to
+ * install (`hono`, `@hono/node-server`, `vitest`) are this clone's. Then:
  *
- * - tsc type-checks every snippet (against this package's sources: the declarations of `dist/` are
- *   made from them, and building them takes half a minute);
+ * - tsc type-checks every snippet of every page in one pass (against this package's sources: the
+ *   declarations of `dist/` are made from them, and building them takes half a minute);
  * - each snippet runs, with tsx for TypeScript as a reader would run it, in a folder of its own:
  *   - a script must exit 0;
  *   - a server (it prints `Listening on http://…`) gets `PORT=0`, is asked what its snippet serves,
@@ -41,7 +42,9 @@ const STOP_TIMEOUT_MS = 10_000;
 // The snippets
 
 interface Snippet {
-  /** The README line of its opening fence. */
+  /** The page it is on, from the repository's root: `README.md`, `docs/search.md`. */
+  readonly page: string;
+  /** The page's line of its opening fence. */
   readonly line: number;
   /** The heading it is under, for names. */
   readonly section: string;
@@ -55,7 +58,7 @@ interface Snippet {
 
 const LANGUAGES: Record<string, 'ts' | 'js'> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
 
-function snippetsOf(markdown: string): Snippet[] {
+function snippetsOf(markdown: string, page: string): Snippet[] {
   const lines = markdown.split('\n');
   const snippets: Snippet[] = [];
   let section = '(top)';
@@ -65,12 +68,13 @@ function snippetsOf(markdown: string): Snippet[] {
     const fence = /^```(\w*)\s*$/.exec(lines[i]!);
     if (!fence) continue;
     const end = lines.findIndex((line, j) => j > i && /^```\s*$/.test(line));
-    if (end < 0) throw new Error(`README line ${i + 1}: a code block that never ends`);
+    if (end < 0) throw new Error(`${page} line ${i + 1}: a code block that never ends`);
     const language = LANGUAGES[fence[1]!];
     if (language) {
       const code = `${lines.slice(i + 1, end).join('\n')}\n`;
       const named = /^\/\/ ([\w.-]+\.test\.[cm]?[jt]s), run by vitest/.exec(code);
       snippets.push({
+        page,
         line: i + 1,
         section,
         language,
@@ -166,9 +170,12 @@ export declare const app: {
 
 interface Project {
   readonly folder: string;
-  /** The folder of each snippet, by its README line. */
-  readonly dirs: ReadonlyMap<number, string>;
+  /** The folder of each snippet. */
+  readonly dirs: ReadonlyMap<Snippet, string>;
 }
+
+/** A snippet's folder in the scratch project, named after its page and line: `snippets/docs-search-md-line-20`. */
+const folderOf = (snippet: Snippet) => `snippets/${snippet.page.replace(/\W+/g, '-').toLowerCase()}-line-${snippet.line}`;
 
 /** Builds the package into `into` (tsup, this repository's configuration, JavaScript only); answers tsup's entries. */
 function buildPackage(into: string): Record<string, string> {
@@ -213,7 +220,7 @@ async function makeProject(snippets: readonly Snippet[]): Promise<Project> {
   await writeFile(path.join(pkg, 'package.json'), JSON.stringify(manifest, null, 2));
   await symlink(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'));
 
-  // The reader's project: this package, what the README says to install, electron's stand-in.
+  // The reader's project: this package, what the pages say to install, electron's stand-in.
   const project = path.join(folder, 'project');
   const modules = path.join(project, 'node_modules');
   await mkdir(path.join(modules, '@types'), { recursive: true });
@@ -230,7 +237,7 @@ async function makeProject(snippets: readonly Snippet[]): Promise<Project> {
       return;
     }
     const source = path.join(ROOT, 'node_modules', name);
-    if (!existsSync(source)) throw new Error(`The README imports ${name}, which this clone does not have`);
+    if (!existsSync(source)) throw new Error(`A page imports ${name}, which this clone does not have`);
     await mkdir(path.dirname(path.join(modules, name)), { recursive: true });
     await symlink(source, path.join(modules, name));
   };
@@ -239,17 +246,17 @@ async function makeProject(snippets: readonly Snippet[]): Promise<Project> {
     if (snippet.runner === 'vitest') await install('vitest');
   }
 
-  const dirs = new Map<number, string>();
+  const dirs = new Map<Snippet, string>();
   for (const snippet of snippets) {
-    const dir = path.join(project, `line-${snippet.line}`);
-    await mkdir(dir);
+    const dir = path.join(project, folderOf(snippet));
+    await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, snippet.file), snippet.code);
     for (const specifier of relativeImportsOf(snippet.code)) {
       const companion = COMPANIONS[specifier];
-      if (!companion) throw new Error(`README line ${snippet.line} imports ${specifier}: add the reader's file to COMPANIONS`);
+      if (!companion) throw new Error(`${snippet.page} line ${snippet.line} imports ${specifier}: add the reader's file to COMPANIONS`);
       await writeFile(path.join(dir, companion.file), companion.code);
     }
-    dirs.set(snippet.line, dir);
+    dirs.set(snippet, dir);
   }
 
   // tsc, with this repository's options, over the snippets (and their companions).
@@ -259,7 +266,7 @@ async function makeProject(snippets: readonly Snippet[]): Promise<Project> {
     JSON.stringify(
       {
         compilerOptions: { ...base.compilerOptions, noEmit: true, types: ['node'], paths: sourcePaths(manifest.exports, entries) },
-        include: ['line-*/*.ts', 'line-*/*.mjs'],
+        include: ['snippets/*/*.ts', 'snippets/*/*.mjs'],
       },
       null,
       2,
@@ -368,17 +375,28 @@ async function askServer(snippet: Snippet, base: string): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 
-const SNIPPETS = snippetsOf(await readFile(path.join(ROOT, 'README.md'), 'utf8'));
+/** README.md, then every page under docs/. */
+const PAGES = [
+  'README.md',
+  ...(await readdir(path.join(ROOT, 'docs')))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+const SNIPPETS = (await Promise.all(PAGES.map(async (page) => snippetsOf(await readFile(path.join(ROOT, page), 'utf8'), page)))).flat();
 let project: Project;
 
 beforeAll(async () => {
   project = await makeProject(SNIPPETS);
 });
 
-describe('the README snippets', () => {
-  it('are found: every ts/js block of the README', () => {
-    // In-process, Hono, node:http, Electron, a runtime, the contract suite (at the time of writing).
-    expect(SNIPPETS.length).toBeGreaterThanOrEqual(6);
+describe("the docs' snippets", () => {
+  it('are found: every ts/js block of the README and of every page under docs/', () => {
+    // The README's: in-process, Hono, node:http, Electron (at the time of writing).
+    expect(SNIPPETS.filter((snippet) => snippet.page === 'README.md').length).toBeGreaterThanOrEqual(4);
+    // The pages': search, a runtime, a custom model pulled, a backup, the contract suite, and more.
+    expect(PAGES.length).toBeGreaterThanOrEqual(8);
+    expect(SNIPPETS.length).toBeGreaterThanOrEqual(9);
   });
 
   it('type-check (tsc, strict, with this repository’s options)', () => {
@@ -387,11 +405,17 @@ describe('the README snippets', () => {
       encoding: 'utf8',
       timeout: 120_000,
     });
-    // Only the snippets' own errors: the sources are the repository's type check's to judge.
+    // Only the snippets' own errors, each at its page's line: the sources are the repository's type check's to judge.
+    const byFolder = new Map(SNIPPETS.map((snippet) => [folderOf(snippet), snippet]));
     const errors = checked.stdout
       .split('\n')
-      .filter((line) => /^line-\d+\//.test(line))
-      .map((line) => `README ${line.replace(/^line-(\d+)\/[^(]+\((\d+),(\d+)\)/, (_, at, row) => `line ${Number(at) + Number(row)}`)}`);
+      .filter((line) => line.startsWith('snippets/'))
+      .map((line) =>
+        line.replace(/^(snippets\/[^/]+)\/[^(]+\((\d+),(\d+)\)/, (whole, folder: string, row: string) => {
+          const snippet = byFolder.get(folder);
+          return snippet ? `${snippet.page} line ${snippet.line + Number(row)}` : whole;
+        }),
+      );
     expect(errors).toEqual([]);
     // tsc ran to its end (its errors in the sources, if any, are not this test's).
     expect(checked.error).toBeUndefined();
@@ -399,9 +423,9 @@ describe('the README snippets', () => {
   });
 
   for (const snippet of SNIPPETS) {
-    const name = `runs as written: line ${snippet.line} (${snippet.section})`;
+    const name = `runs as written: ${snippet.page} line ${snippet.line} (${snippet.section})`;
     it(name, async () => {
-      const dir = project.dirs.get(snippet.line)!;
+      const dir = project.dirs.get(snippet)!;
       const [command, args] =
         snippet.runner === 'vitest'
           ? [VITEST, ['run', snippet.file]]
