@@ -139,7 +139,7 @@ describe('resuming', () => {
     expect(await downloadEnd(service, model.id)).toMatchObject({ status: 'FAILED', reason: expect.stringMatching(/^connection lost/) });
     expect(await readdir(folder)).toEqual(['tiny-model.gguf.partial']);
     await service.downloadModel(model.id);
-    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(server.requests[1]?.headers.range).toMatch(/^bytes=[1-9]\d*-$/);
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
   });
@@ -156,7 +156,7 @@ describe('resuming', () => {
     await service.downloadModel(model.id);
     await downloadEnd(service, model.id);
     await service.downloadModel(model.id);
-    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(server.requests.map((r) => r.headers.range)).toEqual([undefined, expect.stringMatching(/^bytes=\d+-$/), undefined]);
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
   });
@@ -231,7 +231,7 @@ describe('deadlines', () => {
       vi.advanceTimersByTime(300);
       nextChunk!();
     }
-    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
   });
 
@@ -292,7 +292,7 @@ describe('links planted in the cache folder', () => {
     await mkdir(folder, { recursive: true });
     await symlink(outside, path.join(folder, 'tiny-model.gguf.partial'));
     await service.downloadModel(model.id);
-    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(await downloadEnd(service, model.id)).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(await readFile(outside, 'utf8')).toBe('not yours');
     expect(await readdir(folder)).toEqual(['tiny-model.gguf']);
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
