@@ -11,12 +11,12 @@
  * the server needs no declarations.
  *
  * With `--declarations` (the `prepare` script), fresh also means every export's type declarations
- * exist, and a stale `dist/` is rebuilt whole, declarations included. npm runs `prepare` when it
- * installs the package from git (in its clone, once it has installed the dev dependencies), so
- * `npm install git+…` gives a built package, and after `npm install` or `npm ci` in a clone; a
- * fresh build is not made again (npm runs `prepare` twice in a git install: in the clone's own
- * `npm install`, then before packing it). `npm run build` (and `npm pack`, through `prepack`)
- * always makes the whole package afresh.
+ * exist, and a stale `dist/` is rebuilt whole, declarations included. npm runs `prepare` after
+ * `npm install` and `npm ci` in a clone, before `npm pack` and `npm publish`, and when it installs
+ * the package from git (in its clone, once it has installed the dev dependencies there), so
+ * `npm install git+…` gives a built package; a fresh `dist/` is not built again (a git install
+ * runs `prepare` twice: in the clone's own `npm install`, then before packing it; CI's `npm ci`
+ * builds it once for its tests and its checks). `npm run build` always builds it afresh.
  *
  *   node scripts/build-if-stale.mjs                 builds JavaScript when stale; prints why on stderr
  *   node scripts/build-if-stale.mjs --declarations  builds JavaScript and declarations when either is stale

@@ -1,12 +1,13 @@
 /**
- * The package as users get it: `npm pack` (which builds it), installed with hono into a fresh
- * project, used from plain ESM JavaScript, from CommonJS `require()`, from TypeScript under
- * `nodenext` and `bundler` resolution, and through its command. Its server runs on the newest and
- * the oldest `hono` and `@hono/node-server` its peer ranges accept; without them its command still
- * answers `--version`, and `serve` says what to install. That last project installs it from git
- * instead (`npm install git+file://…` of a repository holding this working tree, uncommitted
- * changes included): npm builds it there with its `prepare` script, and it must hold the same files
- * as the packed one. Nothing of this repository's sources is reachable from there.
+ * The package as users get it: `npm pack` (whose `prepare` builds it, or finds it built and
+ * fresh), installed with hono into a fresh project, used from plain ESM JavaScript, from CommonJS
+ * `require()`, from TypeScript under `nodenext` and `bundler` resolution, and through its command.
+ * Its server runs on the newest and the oldest `hono` and `@hono/node-server` its peer ranges
+ * accept; without them its command still answers `--version`, and `serve` says what to install.
+ * That last project installs it from git instead (`npm install git+file://…` of a repository
+ * holding this working tree, uncommitted changes included): npm builds it there with its `prepare`
+ * script, and it must hold the same files as the packed one. Nothing of this repository's sources
+ * is reachable from there.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
