@@ -15,6 +15,7 @@
  * On SIGINT or SIGTERM it stops accepting, lets requests under way finish, and closes the data.
  */
 
+import path from 'node:path';
 import { serverOptionsFrom, serviceOptionsFrom } from '../adapters/cli/environment.js';
 import { startHttpServer } from '../adapters/hono/serve.js';
 import { createService } from '../src/index.js';
@@ -30,7 +31,7 @@ try {
   process.exit(1);
 }
 // Tests read this line to find the port.
-console.log(`Listening on ${server.url} (data in ${dataDir})`);
+console.log(`Listening on ${server.url} (data in ${path.resolve(dataDir)})`);
 
 const running = server;
 const shutdown = async () => {

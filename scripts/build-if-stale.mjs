@@ -1,18 +1,27 @@
 #!/usr/bin/env node
 /**
- * `npm start`'s `prestart`: builds `dist/` when it is missing or older than the sources, and does
- * nothing otherwise, so a start on a built clone costs the server's own start (about a second)
- * rather than a build (20 s and more, most of it the type declarations).
+ * `npm start`'s `prestart` and the package's `prepare`: builds `dist/` when it is missing or older
+ * than the sources, and does nothing otherwise, so a start on a built clone costs the server's own
+ * start (about a second) rather than a build (20 s and more, most of it the type declarations).
  *
  * Fresh means: every entry point `package.json` names (`bin`, `exports`) exists in `dist/`, and the
  * oldest of them is newer than every file under `src/` and `adapters/` and than `package.json`,
  * `tsconfig.json` and `tsup.config.ts` (a clone, a pull or an edit gives the files it writes the
  * current time). A stale `dist/` is rebuilt with `tsup`'s own configuration but JavaScript only:
- * the server needs no declarations. `npm run build` (and `npm pack`, through `prepack`) still
- * makes the whole package, declarations included.
+ * the server needs no declarations.
  *
- *   node scripts/build-if-stale.mjs          builds when stale; prints why on stderr
- *   node scripts/build-if-stale.mjs --check  answers 0 when fresh, 1 when stale; builds nothing
+ * With `--declarations` (the `prepare` script), fresh also means every export's type declarations
+ * exist, and a stale `dist/` is rebuilt whole, declarations included. npm runs `prepare` after
+ * `npm install` and `npm ci` in a clone, before `npm pack` and `npm publish`, and when it installs
+ * the package from git (in its clone, once it has installed the dev dependencies there), so
+ * `npm install git+…` gives a built package; a fresh `dist/` is not built again (a git install
+ * runs `prepare` twice: in the clone's own `npm install`, then before packing it; CI's `npm ci`
+ * builds it once for its tests and its checks). `npm run build` always builds it afresh.
+ *
+ *   node scripts/build-if-stale.mjs                 builds JavaScript when stale; prints why on stderr
+ *   node scripts/build-if-stale.mjs --declarations  builds JavaScript and declarations when either is stale
+ *   node scripts/build-if-stale.mjs --check         answers 0 when fresh, 1 when stale; builds nothing
+ *                                                   (with --declarations: the declarations count too)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -21,15 +30,19 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_FOLDERS = ['src', 'adapters'];
 const SOURCE_FILES = ['package.json', 'tsconfig.json', 'tsup.config.ts'];
+const DECLARATIONS = process.argv.includes('--declarations');
 
-/** The files in `dist/` that `package.json` points at: the command and each export's module. */
-function entryPoints() {
+/**
+ * The files in `dist/` that `package.json` points at: the command and each export's module, and
+ * with `withTypes` each export's declarations too.
+ */
+function entryPoints(withTypes) {
   const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const targets = [];
   const collect = (value) => {
     if (typeof value === 'string') targets.push(value);
     else if (value && typeof value === 'object') {
-      for (const [condition, inner] of Object.entries(value)) if (condition !== 'types') collect(inner);
+      for (const [condition, inner] of Object.entries(value)) if (withTypes || condition !== 'types') collect(inner);
     }
   };
   collect(typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {}));
@@ -59,7 +72,7 @@ function newestIn(folder, newest = { mtimeMs: 0, file: '' }) {
 
 /** Why `dist/` must be rebuilt, or undefined when it is fresh. */
 function staleness() {
-  const outputs = entryPoints();
+  const outputs = entryPoints(DECLARATIONS);
   const missing = outputs.find((file) => !existsSync(file));
   if (outputs.length === 0 || missing) return `${path.relative(ROOT, missing ?? path.join(ROOT, 'dist'))} is missing`;
   const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
@@ -88,12 +101,16 @@ async function main() {
     console.error(`dist/ must be built (${reason}), but tsup is not installed: run \`npm install\` (dev dependencies included) first.`);
     process.exit(1);
   }
-  console.error(`Building dist/ (${reason}): JavaScript only; \`npm run build\` adds the type declarations.`);
+  console.error(
+    DECLARATIONS
+      ? `Building dist/ (${reason}), with its type declarations.`
+      : `Building dist/ (${reason}): JavaScript only; \`npm run build\` adds the type declarations.`,
+  );
   const started = performance.now();
-  // tsup reads tsup.config.ts from the working folder; these options win over it.
+  // tsup reads tsup.config.ts from the working folder; these options win over it (its own `dts: true` stands with --declarations).
   process.chdir(ROOT);
   try {
-    await tsup.build({ dts: false, silent: true });
+    await tsup.build(DECLARATIONS ? { silent: true } : { dts: false, silent: true });
   } catch (error) {
     console.error(`The build failed: ${error instanceof Error ? error.message : error}`);
     process.exit(1);

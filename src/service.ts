@@ -107,6 +107,13 @@ export interface ServiceOptions {
   /** Where warnings go (a model that failed and was replaced, say). Default `console`. */
   readonly logger?: { warn(message: string): void };
   /**
+   * Take the data folder's lock even from a holder that seems to run: a lock written by another
+   * machine sharing the folder, which cannot be checked from here. Only when you know no other
+   * service uses the folder: two writers would corrupt it. With `dataDir` only (a `repository` of
+   * your own takes it as `createJsonFileRepository`'s option). Default false.
+   */
+  readonly takeOverLock?: boolean;
+  /**
    * How model downloads behave: the free space they leave (`minFreeBytes`), their deadlines
    * (`stallTimeoutMs`, `stallBytes`, `connectTimeoutMs`) and the addresses they may reach
    * (`privateAddresses`, `allowedHosts`). See {@link DownloadOptions}.
@@ -217,6 +224,13 @@ export interface Service extends LinkMethods {
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
   // Checked before the data folder is opened: a bad option must not leave it locked.
   const downloadOptions = resolveDownloadOptions(options.downloads);
+  if (options.takeOverLock && (options.repository || !options.dataDir)) {
+    throw new Error(
+      options.repository
+        ? 'takeOverLock is for the data folder of `dataDir`: pass it to createJsonFileRepository, which opens your repository.'
+        : 'takeOverLock needs a `dataDir`: without one the data stays in memory, and there is no folder to lock.',
+    );
+  }
   // The defaults are loaded only when used: importing the package loads neither the summarizer
   // nor the JSON-file store (lowdb, the journal), so a caller that brings its own pays for neither.
   // The summarizer is loaded before the data folder is opened, so a failed load cannot leave it locked.
@@ -227,6 +241,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       ? await createJsonFileRepository({
           file: path.join(options.dataDir, 'db.json'),
           ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.takeOverLock ? { takeOverLock: true } : {}),
         })
       : createMemoryRepository());
   // A store that keeps no search index gets one in memory, fed by the service's own transactions.

@@ -57,7 +57,7 @@ export type ConversationSummarizeOutput = z.output<typeof answers.conversationSu
 
 export type ModelDeleteCacheOutput = z.output<typeof answers.modelDeleteCacheOutputSchema>;
 
-/** Where a model's download stands; `reason` (FAILED), `bytesReceived` and `bytesTotal` (IN-PROGRESS) are this service's additions. */
+/** Where a model's download stands; `reason` (FAILED), `bytesReceived` and `bytesTotal` (IN-PROGRESS, COMPLETED) are this service's additions. */
 export type ModelDownloadProgress = z.output<typeof answers.modelDownloadProgressSchema>;
 
 /** A message a search found: its id (`identifier`), how well it matched, the message unless transferables are off. */

@@ -1,14 +1,17 @@
 /**
- * The package as users get it: `npm pack` (which builds it), installed with hono into a fresh
- * project, used from plain ESM JavaScript, from CommonJS `require()`, from TypeScript under
- * `nodenext` and `bundler` resolution, and through its command. Its server runs on the newest and
- * the oldest `hono` and `@hono/node-server` its peer ranges accept; without them its command still
- * answers `--version`, and `serve` says what to install. Nothing of this repository's sources is
- * reachable from there.
+ * The package as users get it: `npm pack` (whose `prepare` builds it, or finds it built and
+ * fresh), installed with hono into a fresh project, used from plain ESM JavaScript, from CommonJS
+ * `require()`, from TypeScript under `nodenext` and `bundler` resolution, and through its command.
+ * Its server runs on the newest and the oldest `hono` and `@hono/node-server` its peer ranges
+ * accept; without them its command still answers `--version`, and `serve` says what to install.
+ * That last project installs it from git instead (`npm install git+file://…` of a repository
+ * holding this working tree, uncommitted changes included): npm builds it there with its `prepare`
+ * script, and it must hold the same files as the packed one. Nothing of this repository's sources
+ * is reachable from there.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -35,12 +38,12 @@ let project: string;
 let oldest: string;
 let tarball: string;
 
-const sh = (command: string, args: string[], cwd: string) =>
+const sh = (command: string, args: string[], cwd: string, timeout = 180_000) =>
   execFileSync(command, args, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 180_000,
+    timeout,
     env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
   });
 
@@ -362,14 +365,88 @@ function serveWithout(project: string) {
   };
 }
 
-describe('the packed package installed alone, without hono and @hono/node-server', () => {
+/**
+ * A git repository holding this working tree as it is, in one commit: the files git tracks or would
+ * (uncommitted changes included, deleted ones left out), never node_modules or dist. What
+ * `npm install git+…` clones is then what is being changed, not the last commit.
+ */
+async function repositoryOfWorkingTree(): Promise<string> {
+  const repository = await tempDir('cms-git-');
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  for (const file of new Set(listed.split('\0').filter(Boolean))) {
+    if (/^(node_modules|dist)(\/|$)/.test(file)) continue;
+    const stats = await lstat(path.join(ROOT, file)).catch(() => undefined);
+    if (!stats?.isFile()) continue;
+    await mkdir(path.dirname(path.join(repository, file)), { recursive: true });
+    await copyFile(path.join(ROOT, file), path.join(repository, file));
+  }
+  const git = (...args: string[]) => sh('git', args, repository);
+  git('init', '--quiet');
+  git('add', '--all');
+  git(
+    '-c',
+    'user.name=package test',
+    '-c',
+    'user.email=package-test@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '--quiet',
+    '-m',
+    'The working tree',
+  );
+  return repository;
+}
+
+/** Every file of the package installed in `folder`, as paths relative to it, sorted (its own node_modules, if npm nested one, left out). */
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !file.startsWith(`node_modules${path.sep}`))
+    .sort();
+}
+
+describe('the package installed from git alone, without hono and @hono/node-server', () => {
   let bare: string;
 
   beforeAll(async () => {
+    const repository = await repositoryOfWorkingTree();
     bare = await tempDir('cms-bare-');
     await writeFile(path.join(bare, 'package.json'), JSON.stringify({ name: 'bare-consumer', private: true, type: 'module' }));
-    sh('npm', ['install', '--silent', '--prefer-offline', '--omit=optional', tarball], bare);
-  }, 300_000);
+    // npm clones it, installs its dev dependencies there (about 300 packages, from the cache),
+    // runs its `prepare` (the build) and packs what `files` names: 20 s idle, 3 min seen on a busy machine.
+    sh('npm', ['install', '--silent', '--prefer-offline', '--omit=optional', `git+file://${repository}`], bare, 540_000);
+  }, 600_000);
+
+  it('is built: every file package.json names (each entry point and its declarations) is there, and nothing but the packed files', async () => {
+    const installed = path.join(bare, 'node_modules', 'conversation-model-service');
+    const manifest = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      exports: Record<string, string | Record<string, string>>;
+    };
+    const named = [
+      ...Object.values(manifest.bin),
+      ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
+    ];
+    expect(named).toContain('./dist/index.d.ts');
+    for (const file of named) expect(existsSync(path.join(installed, file)), file).toBe(true);
+    // The same files as the packed package's: the build npm ran is the one `npm pack` runs.
+    expect(await filesUnder(installed)).toEqual(await filesUnder(path.join(project, 'node_modules', 'conversation-model-service')));
+  });
+
+  it('works from ESM JavaScript: the service in-process', async () => {
+    await writeFile(
+      path.join(bare, 'esm.mjs'),
+      "import { createService } from 'conversation-model-service';\n" +
+        'const service = await createService();\n' +
+        "const created = await service.createConversation({ type: 'COPILOT', name: 'From git' });\n" +
+        'console.log((await service.getConversation(created.id)).name);\n' +
+        'await service.close();\n',
+    );
+    expect(sh('node', ['esm.mjs'], bare).trim()).toBe('From git');
+  });
 
   it('runs its command: --version, --help and the model commands need neither', () => {
     for (const name of HTTP_PACKAGES) expect(existsSync(path.join(bare, 'node_modules', name)), name).toBe(false);

@@ -34,7 +34,7 @@ export function terminalReport(write: (text: string) => void, columns: () => num
         received = progress.bytesReceived;
         meter.add(at, received);
       }
-      // COMPLETED carries no byte counts: it is the whole of the size last seen.
+      // COMPLETED carries the file's size (an older server's carries none: the whole of the size last seen).
       if (progress.status === 'COMPLETED') received = total ?? received;
       const speed = meter.bytesPerSecond();
       const frame = {

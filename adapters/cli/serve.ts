@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { FolderInUseError } from '../../src/stores/json-file/folder-lock.js';
 import { type Command, PROGRAM } from './command.js';
 import { CommandFailure } from './failures.js';
 import { parsePort } from './port.js';
@@ -41,6 +42,15 @@ async function loadServer() {
     throw new CommandFailure(`${PROGRAM} serve needs ${HTTP_PACKAGES.join(' and ')} installed beside it: npm install ${names.join(' ')}`);
   }
 }
+
+/** Whether `error` says another process holds the data folder's lock. */
+const isFolderInUse = (error: unknown): error is FolderInUseError =>
+  error instanceof Error && (error as Partial<FolderInUseError>).code === 'DATA_FOLDER_IN_USE';
+
+/** The library's message names its option (`takeOverLock: true`); the command says it with its own flags. */
+const folderInUseMessage = ({ folder, holder }: FolderInUseError) =>
+  `The data folder ${folder} is in use by ${holder}. Stop that process, or serve another folder with --data-dir. ` +
+  'If you know nothing else uses it (a lock left by another machine, say), start again with --take-over-lock.';
 
 /**
  * When this process runs under a wrapper (`npm start`, a process manager), a stop can reach it
@@ -85,10 +95,16 @@ export const serve: Command = {
     host: { type: 'string', value: 'H', description: 'the address to listen on (default: HOST, else 127.0.0.1)' },
     'data-dir': { type: 'string', value: 'DIR', description: 'the data folder (default: DATA_DIR, else ./data)' },
     'log-requests': { type: 'boolean', description: 'prints a line per request' },
+    'take-over-lock': {
+      type: 'boolean',
+      description: 'takes the data folder whoever holds its lock (one left by another machine, say)',
+    },
   },
   details: `Environment: PORT, HOST, DATA_DIR (flags win), API_TOKEN (required off loopback), ALLOWED_ORIGINS,
 ALLOWED_HOSTS, DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL.
 Ctrl-C (SIGINT) or SIGTERM stops it gracefully; another, a second or more later, stops at once.
+One process at a time uses a data folder; --take-over-lock is only for when you know nothing else
+does (two servers writing one folder corrupt it).
 Needs hono and @hono/node-server installed beside the package.`,
   async run({ strings, flags }) {
     // The command line is checked before anything loads or opens: a usage error changes nothing.
@@ -97,14 +113,18 @@ Needs hono and @hono/node-server installed beside the package.`,
     const port = portText === undefined ? undefined : parsePort(portText, strings.port !== undefined ? '--port' : 'PORT', true);
     // Before the data folder is opened (and made): without the HTTP packages there is nothing to serve.
     const { createService, startHttpServer, serverOptionsFrom, serviceOptionsFrom } = await loadServer();
-    const dataDir = strings['data-dir'] ?? env.DATA_DIR ?? 'data';
-    // An empty HOST or PORT counts as unset, as in the model commands.
+    // An empty DATA_DIR, HOST or PORT counts as unset, as in the model commands.
+    const dataDir = strings['data-dir'] ?? (env.DATA_DIR || 'data');
     const host = strings.host ?? (env.HOST || DEFAULT_HOST);
     let service: Awaited<ReturnType<typeof createService>>;
     try {
       // --host counts as HOST: off loopback, downloads may not reach this machine's network.
-      service = await createService(serviceOptionsFrom({ ...env, HOST: host }, dataDir));
+      service = await createService({
+        ...serviceOptionsFrom({ ...env, HOST: host }, dataDir),
+        ...(flags.has('take-over-lock') ? { takeOverLock: true } : {}),
+      });
     } catch (error) {
+      if (isFolderInUse(error)) throw new CommandFailure(folderInUseMessage(error));
       throw new CommandFailure(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
     }
     const options = { ...serverOptionsFrom(env), host, port: port ?? DEFAULT_PORT };
@@ -123,7 +143,8 @@ Needs hono and @hono/node-server installed beside the package.`,
           : (error as Error).message,
       );
     }
-    console.log(`Listening on ${server.url} (data in ${dataDir})`);
+    // The full path: a relative one (the default `data`) says nothing of where it is in a log or under a process manager.
+    console.log(`Listening on ${server.url} (data in ${path.resolve(dataDir)})`);
     stopOnSignals({ server, service });
   },
 };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { ServiceError } from '../errors.js';
@@ -79,6 +79,23 @@ export function downloadSourceOf(unique: string | undefined, bytes?: number): Do
 export async function hasDownloadedFile(cacheRoot: string, modelId: string): Promise<boolean> {
   const names = await readdir(cacheFolderOf(cacheRoot, modelId)).catch(() => [] as string[]);
   return names.some((name) => !name.endsWith(PARTIAL_SUFFIX));
+}
+
+/**
+ * The size of what the model's cache folder holds, finished: its regular files but the partial
+ * ones, in bytes (the downloaded file). Undefined when it holds none, or is not a real folder.
+ */
+export async function downloadedBytes(cacheRoot: string, modelId: string): Promise<number | undefined> {
+  const folder = cacheFolderOf(cacheRoot, modelId);
+  // Never through a link planted in place of the folder.
+  if (!(await isRealFolder(folder))) return undefined;
+  let total: number | undefined;
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    if (name.endsWith(PARTIAL_SUFFIX)) continue;
+    const stats = await lstat(path.join(folder, name)).catch(() => undefined);
+    if (stats?.isFile()) total = (total ?? 0) + stats.size;
+  }
+  return total;
 }
 
 interface Job {

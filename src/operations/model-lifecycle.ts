@@ -1,5 +1,5 @@
 import { notFound, ServiceError } from '../errors.js';
-import { type DownloadStatus, downloadSourceOf, hasDownloadedFile } from '../models/downloads.js';
+import { type DownloadStatus, downloadedBytes, downloadSourceOf, hasDownloadedFile } from '../models/downloads.js';
 import type { ModelRuntime } from '../ports.js';
 import type { ModelRecord } from '../records.js';
 import { modelUpdateSchema } from '../schemas/models.js';
@@ -143,7 +143,7 @@ export async function cancelDownload(ctx: OperationContext, modelId: string): Pr
   return getModel(ctx, model.id);
 }
 
-/** Where a model's download stands: a finished file counts as COMPLETED. */
+/** Where a model's download stands: a finished file counts as COMPLETED, with its size. */
 export async function downloadProgress(ctx: OperationContext, modelId: string): Promise<ModelDownloadProgress> {
   const { model } = await findModel(ctx, parseId(modelId, 'model id'));
   const state = ctx.downloads?.state(model.id);
@@ -158,7 +158,11 @@ export async function downloadProgress(ctx: OperationContext, modelId: string): 
     };
   }
   const done = state?.status === 'COMPLETED' || (ctx.cacheRoot !== undefined && (await hasDownloadedFile(ctx.cacheRoot, model.id)));
-  return done ? { status: 'COMPLETED', percentage: 100 } : { status: 'UNKNOWN', percentage: null };
+  if (!done) return { status: 'UNKNOWN', percentage: null };
+  // The finished file's size, whether this process downloaded it or found it there: what a client
+  // that polled too late to see the download run (a small file, or one pulled before) says it got.
+  const bytes = ctx.cacheRoot === undefined ? undefined : await downloadedBytes(ctx.cacheRoot, model.id);
+  return { status: 'COMPLETED', percentage: 100, ...(bytes !== undefined ? { bytesReceived: bytes, bytesTotal: bytes } : {}) };
 }
 
 /** Changes a custom model's fields (the body is a Model with its id); other models are FORBIDDEN. */

@@ -285,9 +285,17 @@ export const modelDownloadProgressSchema = z.object({
   percentage: z.number().nullable(),
   /** Why a FAILED download failed; an addition of this service, which the official client ignores. */
   reason: z.string().optional(),
-  /** Additions of this service likewise, set while IN-PROGRESS: what `models pull` shows bytes, speed and time left from. */
-  bytesReceived: z.number().int().nonnegative().optional().describe('The bytes of the file received so far (IN-PROGRESS only).'),
-  bytesTotal: z.number().int().nonnegative().optional().describe("The file's whole size in bytes (IN-PROGRESS only, when known)."),
+  /**
+   * Additions of this service likewise, set while IN-PROGRESS (what `models pull` shows bytes, speed
+   * and time left from) and once COMPLETED (the finished file's size, both alike).
+   */
+  bytesReceived: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('The bytes of the file received so far (IN-PROGRESS); its whole size once COMPLETED.'),
+  bytesTotal: z.number().int().nonnegative().optional().describe("The file's whole size in bytes (IN-PROGRESS, when known; COMPLETED)."),
 });
 
 /** Every refusal and failure: `{ "error": { code, message, ... } }`. */

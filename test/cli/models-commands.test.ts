@@ -1,10 +1,13 @@
 /**
  * The model commands against a running server (the command's own `serve`, on a free 127.0.0.1 port,
  * with an API_TOKEN): they find it through PORT and HOST as serve reads them, or through flags;
- * send the token; and list, show, stop and delete models, each failure one line and exit status 1.
+ * send the token; and list, show, pull, stop and delete models, each failure one line and exit
+ * status 1.
  */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -129,6 +132,25 @@ describe('the model commands', () => {
     const run = await models('pull', custom);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
     expect(run.stderr).toMatch(/^Model "[^"]+" has no download source: [^\n]+\n$/);
+  });
+
+  it('pull prints what it pulled with its size, a model pulled before too (its download over before the first look)', async () => {
+    const file = randomBytes(256 * 1024);
+    const files = createServer((_request, response) => response.writeHead(200, { 'content-length': file.length }).end(file));
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => files.close(() => resolve())));
+    const base = `http://127.0.0.1:${(files.address() as net.AddressInfo).port}`;
+    const model = (await call('POST', '/models/create', seededModel({ name: 'Pulled', unique: `${base}/pulled.gguf` })))!.id;
+
+    const first = await models('pull', model);
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(first.stdout.trimEnd().split('\n').at(-1)).toBe(`pulled ${model} (256 KiB)`);
+    // Pulled before: the first answer is COMPLETED, with the finished file's size.
+    expect(await models('pull', model)).toEqual({
+      code: 0,
+      stdout: `COMPLETED 100%  256 KiB / 256 KiB\npulled ${model} (256 KiB)\n`,
+      stderr: '',
+    });
   });
 
   it('rm deletes a custom model, refuses the built-in one, and says when there is none', async () => {

@@ -144,7 +144,7 @@ describe('the reports', () => {
     expect(frames).toHaveLength(4);
     for (const frame of frames) expect(frame).toMatch(/^\r.*\x1b\[K$/);
     expect(frames[2]).toContain('2.0 GiB / 4.0 GiB  64.0 MiB/s  ETA 32s');
-    // COMPLETED carries no counts: the last total is the whole, and nothing is left.
+    // A COMPLETED without counts (an older server's): the last total is the whole, and nothing is left.
     expect(frames[3]).toContain('100% ');
     expect(frames[3]).toContain('4.0 GiB / 4.0 GiB  64.0 MiB/s  ETA 0s');
   });

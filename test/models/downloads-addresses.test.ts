@@ -58,7 +58,7 @@ describe("privateAddresses: 'refuse'", () => {
 
     const allowing = await setUp({ privateAddresses: 'refuse', allowedHosts: ['127.0.0.1'] });
     const { end, folder } = await allowing.download(`${server.base}/files/model.gguf#sha256=${SHA256}`);
-    expect(end).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(end).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(await readFile(path.join(folder, 'model.gguf'))).toEqual(FILE);
   });
 
@@ -85,7 +85,7 @@ describe("privateAddresses: 'refuse'", () => {
     // With both hops allowed, the same redirect is followed to the file.
     const allowing = await setUp({ privateAddresses: 'refuse', allowedHosts: ['localhost', '127.0.0.1'] });
     const { end, folder } = await allowing.download(`http://localhost:${server.port}/redirect#sha256=${SHA256}`);
-    expect(end).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(end).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(await readFile(path.join(folder, 'redirect'))).toEqual(FILE);
   });
 

@@ -109,10 +109,12 @@ describe('a failed download, as clients see it', () => {
     const lines = stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toBe(`pulled ${model.id} (256 KiB)`);
     const progress = lines.slice(0, -1);
-    expect(progress.at(-1)).toBe('COMPLETED 100%');
+    expect(progress.at(-1)).toBe('COMPLETED 100%  256 KiB / 256 KiB');
     // The progress answer's bytesReceived and bytesTotal, as the command shows them.
     for (const line of progress)
-      expect(line).toMatch(/^(INITIALIZED \d{1,3}%|IN-PROGRESS \d{1,3}% {2}[\d.]+ (B|KiB) \/ 256 KiB|COMPLETED 100%)$/);
+      expect(line).toMatch(
+        /^(INITIALIZED \d{1,3}%|IN-PROGRESS \d{1,3}% {2}[\d.]+ (B|KiB) \/ 256 KiB|COMPLETED 100% {2}256 KiB \/ 256 KiB)$/,
+      );
     expect(progress.some((line) => line.startsWith('IN-PROGRESS'))).toBe(true);
     const tenths = progress.map((line) => `${line.split(' ')[0]} ${Math.floor(Number(/ (\d+)%/.exec(line)![1]) / 10)}`);
     expect(new Set(tenths).size).toBe(tenths.length);

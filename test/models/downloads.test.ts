@@ -94,7 +94,7 @@ describe('downloads', () => {
     expect(await service.downloadModel(model.id)).toMatchObject({ downloading: true, downloaded: false });
     const seen = await pollUntil(service, model.id, finished);
     expect(seen.some((p) => p.status === 'IN-PROGRESS' && p.percentage! > 0 && p.percentage! < 100)).toBe(true);
-    expect(seen.at(-1)).toEqual({ status: 'COMPLETED', percentage: 100 });
+    expect(seen.at(-1)).toEqual({ status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length });
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
     expect(await service.getModel(model.id)).toMatchObject({ downloaded: true, downloading: false });
     expect((await service.listModels()).iterable.find((m) => m.id === model.id)).toMatchObject({ downloaded: true });
@@ -130,6 +130,21 @@ describe('downloads', () => {
     expect((await pollUntil(again, model.id, finished)).at(-1)?.status).toBe('COMPLETED');
     expect(files.ranges.at(-1)).toMatch(/^bytes=\d+-$/);
     expect(await readFile(path.join(folder, 'tiny-model.gguf'))).toEqual(FILE);
+  });
+
+  it('answers a file downloaded before as COMPLETED with its size, without fetching it again (what `models pull` prints)', async () => {
+    const { service, model, files, dataDir } = await setUp();
+    await service.downloadModel(model.id);
+    await pollUntil(service, model.id, finished);
+    await service.close();
+    const requests = files.ranges.length;
+    const again = await createService({ dataDir, logger: { warn: () => undefined }, downloads: { minFreeBytes: 0 } });
+    cleanups.push(() => again.close());
+    const done = { status: 'COMPLETED', percentage: 100, bytesReceived: FILE.length, bytesTotal: FILE.length };
+    expect(await again.modelDownloadProgress(model.id)).toEqual(done);
+    await again.downloadModel(model.id);
+    expect(await again.modelDownloadProgress(model.id)).toEqual(done);
+    expect(files.ranges).toHaveLength(requests);
   });
 
   it('refuses a file whose checksum is wrong, and keeps nothing of it', async () => {

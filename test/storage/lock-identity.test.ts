@@ -1,15 +1,18 @@
 /**
  * The data folder's lock knows its holder beyond the pid: a zombie holder, a pid reused by another
  * process, and a lock from before the last boot are taken over; a lock from another host is
- * refused, naming the override, which takes it; a stale unreadable lock goes to exactly one opener.
+ * refused, naming the override, which takes it (createService's `takeOverLock` too); a stale
+ * unreadable lock goes to exactly one opener.
  */
 import { spawn } from 'node:child_process';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createService } from '../../src/index.js';
 import { acquireFolderLock } from '../../src/stores/json-file/folder-lock.js';
 import { currentProcess } from '../../src/stores/json-file/process-identity.js';
+import { createMemoryRepository } from '../../src/stores/memory.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const onLinux = process.platform === 'linux';
@@ -81,6 +84,23 @@ describe('folder lock: locks it cannot check', () => {
     const lock = await acquireFolderLock(lockFile, folder, { takeOver: true });
     expect(JSON.parse(await readFile(lockFile, 'utf8')).hostname).toBe(hostname());
     await lock.release();
+  });
+
+  it('createService refuses a data folder another host holds, naming its takeOverLock option, which takes it', async () => {
+    const { lockFile, folder } = await lockNaming({ pid: 4242, hostname: 'another-machine' });
+    await expect(createService({ dataDir: folder })).rejects.toThrow(/in use by process 4242 on another-machine.*takeOverLock: true/s);
+    const service = await createService({ dataDir: folder, takeOverLock: true });
+    expect(JSON.parse(await readFile(lockFile, 'utf8')).hostname).toBe(hostname());
+    await service.close();
+  });
+
+  it('createService refuses takeOverLock where there is no folder of its own to lock, and takes no lock', async () => {
+    const { lockFile, folder } = await lockNaming({ pid: 4242, hostname: 'another-machine' });
+    await expect(createService({ takeOverLock: true })).rejects.toThrow('takeOverLock needs a `dataDir`');
+    await expect(createService({ dataDir: folder, repository: createMemoryRepository(), takeOverLock: true })).rejects.toThrow(
+      'takeOverLock is for the data folder of `dataDir`: pass it to createJsonFileRepository',
+    );
+    expect(JSON.parse(await readFile(lockFile, 'utf8')).hostname).toBe('another-machine');
   });
 
   it('gives a stale, unreadable lock to exactly one of several openers', async () => {

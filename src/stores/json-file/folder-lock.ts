@@ -142,8 +142,26 @@ async function unreadableForLong(lockFile: string): Promise<boolean> {
   }
 }
 
-const inUse = (folder: string, holder: string) =>
-  new Error(
-    `The data folder ${folder} is in use by ${holder}. Stop that process, or use another folder. ` +
-      'If you know nothing else uses it (a lock left by another machine, say), open it with `takeOverLock: true`.',
-  );
+/**
+ * The error of a data folder another process holds: `folder` and `holder` say which and whose, and
+ * `code` tells it from other failures to open a folder, so a caller that offers the override under
+ * another name (the command's `--take-over-lock`) can say so in its own words.
+ */
+export class FolderInUseError extends Error {
+  readonly code = 'DATA_FOLDER_IN_USE';
+
+  constructor(
+    /** The data folder. */
+    readonly folder: string,
+    /** Who holds it: `process 4242 on build-box (since 2026-01-31T…)`, or `another process (starting up)`. */
+    readonly holder: string,
+  ) {
+    super(
+      `The data folder ${folder} is in use by ${holder}. Stop that process, or use another folder. ` +
+        'If you know nothing else uses it (a lock left by another machine, say), open it with `takeOverLock: true`.',
+    );
+    this.name = 'FolderInUseError';
+  }
+}
+
+const inUse = (folder: string, holder: string) => new FolderInUseError(folder, holder);
