@@ -18,7 +18,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REQUIREMENTS, unmet } from './helpers/requirements.js';
-import { longestTestFileName, RUN_PREFIX, runFolderPlace } from './helpers/run-folder.js';
+import { RUN_PREFIX, runFolderPlace } from './helpers/run-folder.js';
 
 /** Names the run's folder for test/setup.ts (and the temp folder the system had, for tsx's cache). */
 export const RUN_FOLDER = 'CMS_TEST_RUN_TMPDIR';
@@ -37,7 +37,7 @@ export default function setup(): () => void {
   let run = shared[RUN];
   if (!run) {
     const system = tmpdir();
-    const place = runFolderPlace(system, longestTestFileName(path.resolve(import.meta.dirname, '..')));
+    const place = runFolderPlace(system);
     const folder = mkdtempSync(path.join(place.parent, RUN_PREFIX));
     const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
     for (const name of ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER]) process.env[name] = folder;

@@ -11,8 +11,9 @@
  * private folder in). No other ancestor of `$TMPDIR` is used: that is not a temp folder (it may be
  * the home folder), and writing there is not what `$TMPDIR` allowed.
  */
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { PROCESS_TESTS } from '../process-tests.js';
 
 /** The longest path a unix socket may have: `sun_path` less its closing NUL (Linux 108, macOS 104). */
 export const SOCKET_PATH_MAX = process.platform === 'darwin' ? 103 : 107;
@@ -28,10 +29,11 @@ const PID_DIGITS = 7;
 
 /**
  * The length of the longest socket path the tests make when the run's folder is in `parent`:
- * tsx's pipe in the folder of the test file with the longest name (`longestTestFile`, its path
- * from the repository, `test/…`), or Chromium's socket in a browser's folder.
+ * tsx's pipe in the folder of the test file with the longest name among those that start
+ * processes (`longestTestFile`, its path from the repository, `test/…`), or Chromium's socket in
+ * a browser's folder.
  */
-export function longestSocketPath(parent: string, longestTestFile: number, euid = process.geteuid?.() ?? 0): number {
+export function longestSocketPath(parent: string, longestTestFile = LONGEST_PROCESS_TEST, euid = process.geteuid?.() ?? 0): number {
   const run = parent.length + `/${RUN_PREFIX}XXXXXX`.length;
   const fileFolder = run + 1 + longestTestFile + '-XXXXXX'.length;
   const tsxPipe = fileFolder + `/tsx-${euid}/`.length + PID_DIGITS + '.pipe'.length;
@@ -53,7 +55,7 @@ export interface RunFolderPlace {
  */
 export function runFolderPlace(
   system: string,
-  longestTestFile: number,
+  longestTestFile = LONGEST_PROCESS_TEST,
   fallback = '/tmp',
   canWrite: (folder: string) => boolean = isWritableFolder,
 ): RunFolderPlace {
@@ -74,15 +76,12 @@ export function runFolderPlace(
 }
 
 /** The longest temp folder path whose run folder holds every socket the tests make. */
-export function maxParentLength(longestTestFile: number): number {
+export function maxParentLength(longestTestFile = LONGEST_PROCESS_TEST): number {
   return SOCKET_PATH_MAX - longestSocketPath('', longestTestFile);
 }
 
-/** The length of the longest test file's path from the repository (`test/…/x.test.ts`). */
-export function longestTestFileName(root: string): number {
-  const files = readdirSync(path.join(root, 'test'), { recursive: true, encoding: 'utf8' }).filter((entry) => entry.endsWith('.test.ts'));
-  return Math.max(0, ...files.map((entry) => `test/${entry}`.length));
-}
+/** The length of the longest path (`test/…/x.test.ts`) of a test file that starts processes: only those start tsx. */
+export const LONGEST_PROCESS_TEST = Math.max(...PROCESS_TESTS.map((file) => file.length));
 
 function isWritableFolder(folder: string): boolean {
   try {
