@@ -13,11 +13,17 @@
  * Then it runs the search benchmark (bench/search.ts, `npm run bench:search`, with its own SEARCH_*
  * env), the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env) and
  * the index of made-up words (bench/index-size.ts, `npm run bench:index-size`, INDEX_* env), each
- * in a process of its own, once the stores above are gone.
+ * in a process of its own, once the stores above are gone. The first two need the developer chats,
+ * kept outside the repository: without them they are skipped, saying what to provide
+ * (bench/outside-data.ts).
+ *
+ * It runs in seven sections (bench/sections.ts): it says first each one's estimated duration and
+ * the total, then each one as it starts and ends (on stderr; the figures go to stdout).
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
- * cache size (`conversationJsonCacheBytes`).
+ * cache size (`conversationJsonCacheBytes`), BENCH_SKIP=stores,search,attacks,index-size to leave
+ * sections out.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -394,27 +400,28 @@ function script(file: string): () => Promise<void> {
 const sizes = SIZES.map((size) => size.toLocaleString('en-US')).join(', ');
 const STORE_KNOBS = ['BENCH_SIZES', 'BENCH_ROUNDS'];
 const devChatsMissing = () => skippedForData(undefined, devChats());
-// Durations: one `npm run bench` at the defaults on the project's 2-core machine (shared with other work), 2026-11-28.
+// Durations: one whole `npm run bench` at the defaults on the project's 2-core machine, 2026-11-28,
+// while two other jobs used it too (load average 5–7): 29 min 20 s in all.
 const SECTIONS: Section[] = [
-  { group: 'stores', title: `stores: build ${sizes} conversations`, seconds: 0, knobs: ['BENCH_SIZES'], run: buildStores },
+  { group: 'stores', title: `stores: build ${sizes} conversations`, seconds: 10, knobs: ['BENCH_SIZES'], run: buildStores },
   {
     group: 'stores',
     title: `stores: link mutations in-process, ${ROUNDS} rounds`,
-    seconds: 0,
+    seconds: 181,
     knobs: [...STORE_KNOBS, 'BENCH_DURATION_MS'],
     run: inProcessRounds,
   },
   {
     group: 'stores',
     title: `stores: link mutations, GET a conversation and its messages over HTTP, ${ROUNDS} rounds`,
-    seconds: 0,
+    seconds: 343,
     knobs: [...STORE_KNOBS, 'BENCH_SECONDS'],
     run: httpRounds,
   },
   {
     group: 'stores',
     title: `stores: durable POST /messages/create over HTTP, ${ROUNDS} rounds`,
-    seconds: 0,
+    seconds: 81,
     knobs: [...STORE_KNOBS, 'BENCH_SECONDS'],
     run: async () => {
       await writeRounds();
@@ -424,7 +431,7 @@ const SECTIONS: Section[] = [
   {
     group: 'search',
     title: 'search (bench/search.ts)',
-    seconds: 0,
+    seconds: 208,
     knobs: ['SEARCH_CONVERSATIONS', 'SEARCH_ROUNDS', 'SEARCH_WRITE_ROUNDS', 'SEARCH_WRITE_SECONDS', 'SEARCH_QUERIES', 'SEARCH_SKIP'],
     unmet: devChatsMissing,
     run: script('bench/search.ts'),
@@ -432,7 +439,7 @@ const SECTIONS: Section[] = [
   {
     group: 'attacks',
     title: 'attacks on search (bench/attacks.ts)',
-    seconds: 0,
+    seconds: 206,
     knobs: ['ATTACKS_CONVERSATIONS', 'ATTACKS_ROUNDS', 'ATTACKS_REAL_QUERIES', 'ATTACKS_ONLY'],
     unmet: devChatsMissing,
     run: script('bench/attacks.ts'),
@@ -440,7 +447,7 @@ const SECTIONS: Section[] = [
   {
     group: 'index-size',
     title: 'index of made-up words (bench/index-size.ts)',
-    seconds: 0,
+    seconds: 731,
     knobs: ['INDEX_MESSAGES', 'INDEX_WORDS', 'INDEX_ROUNDS'],
     run: script('bench/index-size.ts'),
   },

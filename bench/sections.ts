@@ -46,7 +46,7 @@ export function duration(seconds: number): string {
 
 /** Elapsed time as `m:ss` (or `h:mm:ss`). */
 export function clock(ms: number): string {
-  const s = Math.floor(ms / 1000);
+  const s = Math.round(ms / 1000);
   const [h, m, sec] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
   const two = (n: number) => String(n).padStart(2, '0');
   return h > 0 ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
@@ -64,7 +64,7 @@ export function planLines(sections: readonly Section[], skip: ReadonlySet<string
   const set = [...new Set(sections.flatMap((section) => section.knobs ?? []))].filter((name) => env[name] !== undefined);
   const lines = [
     `npm run bench: ${sections.length} sections, about ${duration(total)} in all` +
-      ` (each section's estimate is how long it took at the defaults on a 2-core machine${set.length > 0 ? `; ${set.join(', ')} set here, so it will differ` : ''}):`,
+      ` (each section's estimate is how long it took at the defaults on a busy 2-core machine${set.length > 0 ? `; ${set.join(', ')} set here, so it will differ` : ''}):`,
   ];
   sections.forEach((section, i) => {
     const tag = `[${i + 1}/${sections.length}]`;

@@ -48,7 +48,7 @@ it('says the plan with its total, then each section as it starts and ends', asyn
   const ok = await runSections(sections, { log: (line) => log.push(line), now: time.now, env: {} });
   expect(ok).toBe(true);
   expect(log).toEqual([
-    "npm run bench: 2 sections, about 5 min in all (each section's estimate is how long it took at the defaults on a 2-core machine):",
+    "npm run bench: 2 sections, about 5 min in all (each section's estimate is how long it took at the defaults on a busy 2-core machine):",
     '  [1/2] build: about 1 min',
     '  [2/2] search: about 4 min',
     '[1/2] build: started at 0:00, about 1 min',
