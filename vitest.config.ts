@@ -10,7 +10,8 @@ import { PROCESS_TESTS } from './test/process-tests.js';
  *   `npm run test:process`).
  *
  * Each test file and the processes it starts write temporary files in a folder of the run's, which
- * must be empty at the end (test/global-setup.ts, test/setup.ts).
+ * must be empty at the end (test/global-setup.ts, test/setup.ts). The run says first what it needs
+ * from the machine, and last which tests it skipped, and why (test/skip-reasons-reporter.ts).
  */
 export default defineConfig({
   test: {
@@ -18,6 +19,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     globalSetup: ['test/global-setup.ts'],
+    reporters: ['default', './test/skip-reasons-reporter.ts'],
     setupFiles: ['test/setup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS } },

@@ -5,8 +5,9 @@
  *
  * The store: ATTACKS_CONVERSATIONS (5,001) conversations of ATTACKS_MESSAGES (10) messages in a
  * JSON-file store, built in a child process (no fsync while building, the index saved by the
- * compaction at close). Most conversations are the developer chats' text (../shared/data/devchats,
- * windows of 200–1,500 characters, as bench/search.ts builds them); every ATTACKS_HOSTILE-th (10th)
+ * compaction at close). Most conversations are the developer chats' text (../shared/data/devchats
+ * beside the repository; without it the benchmark says what to provide and stops,
+ * bench/outside-data.ts; windows of 200–1,500 characters, as bench/search.ts builds them); every ATTACKS_HOSTILE-th (10th)
  * is a hostile one, whose messages are 150 made-up words starting with `zq`, 300 common Chinese
  * characters, or 150 made-up words: a dictionary of many terms, and posting lists for the Chinese
  * pairs. A fixed seed makes every run build the same store and the same bodies.
@@ -55,7 +56,7 @@ import { createService } from '../src/service.js';
 import { createJsonFileRepository } from '../src/stores/json-file/index.js';
 import { createFakeSummarizer } from '../src/summarizers/index.js';
 import { conversationRecord } from '../src/testing/records.js';
-import { DEVCHATS } from './search-quality.js';
+import { devChats, skippedForData } from './outside-data.js';
 import { percentile } from './stats.js';
 import { conversationId } from './store-format4.js';
 
@@ -89,6 +90,8 @@ function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+const DEVCHATS = devChats().file;
 
 /** The chats' texts, their messages' joined. */
 function readChats(): string[] {
@@ -669,6 +672,12 @@ async function replayRealSearches(port: number, chats: readonly string[], ready:
 }
 
 async function main(): Promise<void> {
+  // The store, the common words and the real searches all come from the developer chats.
+  const skipped = skippedForData('bench:attacks', devChats());
+  if (skipped) {
+    console.error(skipped);
+    return;
+  }
   console.log(
     `bench:attacks, ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs; ${OPTIONS.conversations} conversations × ${OPTIONS.messages} messages, ${OPTIONS.hostile > 0 ? `every ${OPTIONS.hostile}th hostile` : 'none hostile'}; texts from ${DEVCHATS}`,
   );

@@ -13,11 +13,17 @@
  * Then it runs the search benchmark (bench/search.ts, `npm run bench:search`, with its own SEARCH_*
  * env), the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env) and
  * the index of made-up words (bench/index-size.ts, `npm run bench:index-size`, INDEX_* env), each
- * in a process of its own, once the stores above are gone.
+ * in a process of its own, once the stores above are gone. The first two need the developer chats,
+ * kept outside the repository: without them they are skipped, saying what to provide
+ * (bench/outside-data.ts).
+ *
+ * It runs in seven sections (bench/sections.ts): it says first each one's estimated duration and
+ * the total, then each one as it starts and ends (on stderr; the figures go to stdout).
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
- * cache size (`conversationJsonCacheBytes`).
+ * cache size (`conversationJsonCacheBytes`), BENCH_SKIP=stores,search,attacks,index-size to leave
+ * sections out.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,6 +33,8 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { createJsonFileRepository } from '../src/index.js';
 import { type BuiltStore, buildStore, WRITE_BODY } from './build-store.js';
+import { devChats, skippedForData } from './outside-data.js';
+import { runSections, type Section } from './sections.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -151,28 +159,37 @@ class Runs<T> {
 
 const folders: string[] = [];
 const subjects: Subject[] = [];
-for (const size of SIZES) {
-  const folder = await mkdtemp(path.join(tmpdir(), `cms-bench-${size}-`));
-  folders.push(folder);
-  const file = path.join(folder, 'journal', 'db.json');
-  const builder = await createJsonFileRepository({ file, durability: 'unsafe-no-fsync' });
-  const ids = await buildStore(builder, size);
-  await builder.close();
-  const naiveFile = path.join(folder, 'naive.json');
-  await copyFile(file, naiveFile);
-  const idsFile = path.join(folder, 'ids.json');
-  await writeFile(idsFile, JSON.stringify(ids));
-  for (const store of STORES) subjects.push({ size, store, file: store === 'journal' ? file : naiveFile, idsFile, ids });
-  console.error(`built ${size} conversations`);
-}
-
 const servers = new Map<
   Subject,
   { child: ChildProcess; port: number; openMs: number; rss: number; bodyBytes: number; messagesBodyBytes: number }
 >();
-try {
+const inProcess = new Runs<Figures & { openMs: number; rss: number }>();
+const mutations = new Runs<Figures & { failed: number }>();
+const gets = new Runs<{ bare: number; hot: number; spread: number }>();
+const messageGets = new Runs<{ bare: number; hot: number; spread: number }>();
+const writes = new Runs<{ bare: number; create: number; p50: number; p99: number }>();
+const spreadPaths = new Map<Subject, { conversation: () => string; messages: () => string }>();
+
+/** Builds each size's store once, and a copy for the naive baseline. */
+async function buildStores(): Promise<void> {
+  for (const size of SIZES) {
+    const folder = await mkdtemp(path.join(tmpdir(), `cms-bench-${size}-`));
+    folders.push(folder);
+    const file = path.join(folder, 'journal', 'db.json');
+    const builder = await createJsonFileRepository({ file, durability: 'unsafe-no-fsync' });
+    const ids = await buildStore(builder, size);
+    await builder.close();
+    const naiveFile = path.join(folder, 'naive.json');
+    await copyFile(file, naiveFile);
+    const idsFile = path.join(folder, 'ids.json');
+    await writeFile(idsFile, JSON.stringify(ids));
+    for (const store of STORES) subjects.push({ size, store, file: store === 'journal' ? file : naiveFile, idsFile, ids });
+    console.error(`built ${size} conversations`);
+  }
+}
+
+async function inProcessRounds(): Promise<void> {
   // In-process: each run is a fresh process on the store as the last run left it.
-  const inProcess = new Runs<Figures & { openMs: number; rss: number }>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const subject of subjects) {
       const run = startChild(['inprocess', subject.store, subject.file, subject.idsFile]);
@@ -191,7 +208,9 @@ try {
     }
     console.error(`in-process round ${round + 1} of ${ROUNDS}`);
   }
+}
 
+async function httpRounds(): Promise<void> {
   // Over HTTP: one server per subject, all started before any is measured.
   for (const subject of subjects) {
     const server = startChild(['serve', subject.store, subject.file, subject.idsFile]);
@@ -205,11 +224,6 @@ try {
       messagesBodyBytes: ready.messagesBodyBytes!,
     });
   }
-  const mutations = new Runs<Figures & { failed: number }>();
-  const gets = new Runs<{ bare: number; hot: number; spread: number }>();
-  const messageGets = new Runs<{ bare: number; hot: number; spread: number }>();
-  const writes = new Runs<{ bare: number; create: number; p50: number; p99: number }>();
-  const spreadPaths = new Map<Subject, { conversation: () => string; messages: () => string }>();
   for (const subject of subjects.filter((s) => s.store === 'journal')) {
     const ids = subject.ids.conversations;
     const spread = (suffix: string) => {
@@ -259,6 +273,9 @@ try {
     }
     console.error(`HTTP round ${round + 1} of ${ROUNDS}`);
   }
+}
+
+async function writeRounds(): Promise<void> {
   // Writes last: they grow the conversations, which the reads above must find as built.
   for (let round = 0; round < ROUNDS; round++) {
     for (const subject of subjects.filter((s) => s.store === 'journal')) {
@@ -281,7 +298,9 @@ try {
     }
     console.error(`write round ${round + 1} of ${ROUNDS}`);
   }
+}
 
+function printTables(): void {
   const fixed = (value: number, digits = 1) => value.toFixed(digits);
   const local = (s: Subject) => medianFigures(inProcess.of(s));
   const http = (s: Subject) => medianFigures(mutations.of(s));
@@ -358,7 +377,10 @@ try {
       `- in-process mutations/s at ${largest.size}, journal / naive: ${fixed(local(largest).perSecond / Math.max(local(naiveLargest).perSecond, 1), 1)}`,
     );
   }
-} finally {
+}
+
+/** Stops the servers and removes the stores, before the next sections start. */
+async function removeStores(): Promise<void> {
   for (const { child } of servers.values()) child.kill('SIGTERM');
   await Promise.all(
     [...servers.values()].map(({ child }) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)),
@@ -366,12 +388,76 @@ try {
   for (const folder of folders) await rm(folder, { recursive: true, force: true });
 }
 
-// The search benchmarks, the attacks on search and the index of made-up words, each in a process of its own: their figures follow these.
-for (const section of ['bench/search.ts', 'bench/attacks.ts', 'bench/index-size.ts']) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(section)], { stdio: 'inherit' });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) {
-    console.error(`${section} exited with ${code}`);
-    process.exitCode = 1;
-  }
+/** A benchmark script run in a process of its own (its figures follow the ones above); it fails the section when it exits with an error. */
+function script(file: string): () => Promise<void> {
+  return async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(file)], { stdio: 'inherit' });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`${file} exited with ${code}`);
+  };
 }
+
+const sizes = SIZES.map((size) => size.toLocaleString('en-US')).join(', ');
+const STORE_KNOBS = ['BENCH_SIZES', 'BENCH_ROUNDS'];
+const devChatsMissing = () => skippedForData(undefined, devChats());
+// Durations: one whole `npm run bench` at the defaults on the project's 2-core machine, 2026-11-28,
+// while two other jobs used it too (load average 5–7): 29 min 20 s in all.
+const SECTIONS: Section[] = [
+  { group: 'stores', title: `stores: build ${sizes} conversations`, seconds: 10, knobs: ['BENCH_SIZES'], run: buildStores },
+  {
+    group: 'stores',
+    title: `stores: link mutations in-process, ${ROUNDS} rounds`,
+    seconds: 181,
+    knobs: [...STORE_KNOBS, 'BENCH_DURATION_MS'],
+    run: inProcessRounds,
+  },
+  {
+    group: 'stores',
+    title: `stores: link mutations, GET a conversation and its messages over HTTP, ${ROUNDS} rounds`,
+    seconds: 343,
+    knobs: [...STORE_KNOBS, 'BENCH_SECONDS'],
+    run: httpRounds,
+  },
+  {
+    group: 'stores',
+    title: `stores: durable POST /messages/create over HTTP, ${ROUNDS} rounds`,
+    seconds: 81,
+    knobs: [...STORE_KNOBS, 'BENCH_SECONDS'],
+    run: async () => {
+      await writeRounds();
+      printTables();
+    },
+  },
+  {
+    group: 'search',
+    title: 'search (bench/search.ts)',
+    seconds: 208,
+    knobs: ['SEARCH_CONVERSATIONS', 'SEARCH_ROUNDS', 'SEARCH_WRITE_ROUNDS', 'SEARCH_WRITE_SECONDS', 'SEARCH_QUERIES', 'SEARCH_SKIP'],
+    unmet: devChatsMissing,
+    run: script('bench/search.ts'),
+  },
+  {
+    group: 'attacks',
+    title: 'attacks on search (bench/attacks.ts)',
+    seconds: 206,
+    knobs: ['ATTACKS_CONVERSATIONS', 'ATTACKS_ROUNDS', 'ATTACKS_REAL_QUERIES', 'ATTACKS_ONLY'],
+    unmet: devChatsMissing,
+    run: script('bench/attacks.ts'),
+  },
+  {
+    group: 'index-size',
+    title: 'index of made-up words (bench/index-size.ts)',
+    seconds: 731,
+    knobs: ['INDEX_MESSAGES', 'INDEX_WORDS', 'INDEX_ROUNDS'],
+    run: script('bench/index-size.ts'),
+  },
+];
+
+const GROUPS = new Set(SECTIONS.map((section) => section.group));
+const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const unknown = [...skip].filter((group) => !GROUPS.has(group));
+if (unknown.length > 0) {
+  console.error(`BENCH_SKIP names ${unknown.join(', ')}: the sections are ${[...GROUPS].join(', ')}`);
+  process.exit(2);
+}
+if (!(await runSections(SECTIONS, { skip, afterGroup: { stores: removeStores } }))) process.exitCode = 1;

@@ -4,6 +4,7 @@
  *
  *   --file <path>     dialogues in the DialogSum format (JSONL; see bench/quality/dialogsum.ts for
  *                     how turns become messages). The data is read from the path, never copied.
+ *                     A path that is not there skips this part, saying so (so does --devchats's).
  *   --devchats <path> developer chats with coding assistants (JSONL; see bench/quality/devchats.ts):
  *                     title ROUGE-1/L against the tools' own titles beside the "first 8 words of the
  *                     first user message" baseline, the summaries' topic share beside the same-length
@@ -29,6 +30,7 @@
 import { parseArgs } from 'node:util';
 import { createExtractiveSummarizer } from '../src/summarizers/index.js';
 import { DEV_CONVERSATIONS } from '../test/fixtures/dev-conversations.js';
+import { devChats, dialogSum, skippedForData } from './outside-data.js';
 import { devChatFigures, formatDevChatFigures, readDevChats } from './quality/devchats.js';
 import { type Dialogue, lead3, readDialogues } from './quality/dialogsum.js';
 import { type Case, type CaseResult, evaluate, figures, formatFigures } from './quality/evaluate.js';
@@ -73,7 +75,16 @@ function print(label: string, cases: readonly Case[], results: readonly CaseResu
   if (show > 0) console.log('');
 }
 
-if (values.devchats) {
+// A file that is not there: that part is skipped, saying what to provide; the others run.
+const devchatsData = values.devchats && {
+  ...devChats({ SEARCH_DEVCHATS: values.devchats }),
+  override: '--devchats <chats.jsonl> (JSONL, in the format bench/quality/devchats.ts reads)',
+};
+const devchatsSkipped = devchatsData ? skippedForData('--devchats', devchatsData) : undefined;
+const fileSkipped = values.file ? skippedForData('--file', dialogSum(values.file)) : undefined;
+for (const line of [devchatsSkipped, fileSkipped]) if (line) console.error(line);
+
+if (values.devchats && !devchatsSkipped) {
   const chats = await readDevChats(values.devchats);
   const cases: Case[] = chats.map((c) => ({ id: c.id, messages: c.messages, summary: c.title, title: c.title, lead3: '' }));
   const results = await evaluate(cases, createExtractiveSummarizer());
@@ -91,7 +102,7 @@ if (values.devchats) {
   }
 }
 
-if (values.file) {
+if (values.file && !fileSkipped) {
   const offset = Number(values.offset);
   const all = await readDialogues(values.file);
   const chosen = all.slice(offset, values.limit === undefined ? undefined : offset + Number(values.limit));

@@ -1,6 +1,6 @@
 /**
- * Known-item search on the developer chats (`../shared/data/devchats/dev.jsonl`, read by path; see
- * bench/quality/devchats.ts): does searching a chat's own title (the title the assistant tool gave
+ * Known-item search on the developer chats (`../shared/data/devchats/dev.jsonl` beside the
+ * repository, or $SEARCH_DEVCHATS, read by path: bench/outside-data.ts; see bench/quality/devchats.ts): does searching a chat's own title (the title the assistant tool gave
  * it, which the store never sees) find that chat? Every chat is loaded into an in-memory service
  * (`createService()`, the embedded summarizer) as a conversation of its messages, without its
  * title. Two runs, each on a fresh service: (a) the conversations' names empty; (b) each
@@ -17,11 +17,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createService } from '../src/index.js';
+import { devChats, skippedForData } from './outside-data.js';
 import { type DevChat, readDevChats } from './quality/devchats.js';
 import { mean, percentile } from './stats.js';
 
-export const DEVCHATS =
-  process.env.SEARCH_DEVCHATS ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/data/devchats/dev.jsonl');
 const TOP = 10;
 const RECALL_3_TARGET = 0.85;
 
@@ -150,7 +149,7 @@ async function run(chats: readonly DevChat[], rename: boolean): Promise<RunResul
 }
 
 /** Runs both runs on the chats in `file` and prints their table. */
-export async function searchQuality(file = DEVCHATS): Promise<void> {
+export async function searchQuality(file = devChats().file): Promise<void> {
   const chats = await readDevChats(file);
   const results = [await run(chats, false), await run(chats, true)];
   const f = (x: number) => x.toFixed(3);
@@ -172,4 +171,9 @@ export async function searchQuality(file = DEVCHATS): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await searchQuality(process.argv[2]);
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const data = devChats(process.argv[2] ? { SEARCH_DEVCHATS: process.argv[2] } : process.env);
+  const skipped = skippedForData('known-item search', data);
+  if (skipped) console.error(skipped);
+  else await searchQuality(data.file);
+}

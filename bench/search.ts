@@ -4,7 +4,8 @@
  * The store: SEARCH_CONVERSATIONS (10,000) conversations of 10 messages, written straight through
  * the repository's transactions in batches of 200 (as bench/build-store.ts does; no fsync while
  * building), the index kept by the store's own writes and saved by its compaction at close. The
- * texts are the developer chats' (../shared/data/devchats/dev.jsonl, read by path): each
+ * texts are the developer chats' (../shared/data/devchats/dev.jsonl beside the repository, read by
+ * path; without them the benchmark says what to provide and stops, bench/outside-data.ts): each
  * conversation takes one chat (chosen in proportion to its length) and its title as name, and its
  * messages are windows of 200–1,500 characters of that chat's text at random offsets (cut at
  * whitespace), so the store's vocabulary, and the queries', is devchats' developer text (code,
@@ -54,7 +55,8 @@ import { createService } from '../src/service.js';
 import { createJsonFileRepository } from '../src/stores/json-file/index.js';
 import { createFakeSummarizer } from '../src/summarizers/index.js';
 import { conversationRecord } from '../src/testing/records.js';
-import { DEVCHATS, searchQuality } from './search-quality.js';
+import { devChats, skippedForData } from './outside-data.js';
+import { searchQuality } from './search-quality.js';
 import { percentile } from './stats.js';
 import { conversationId } from './store-format4.js';
 import { fixed, folderBytes, MB, median, ratio } from './store-run.js';
@@ -95,6 +97,8 @@ interface Chat {
   /** Its messages' texts, one after the other. */
   readonly text: string;
 }
+
+const DEVCHATS = devChats().file;
 
 function readChats(): Chat[] {
   return readFileSync(DEVCHATS, 'utf8')
@@ -605,6 +609,12 @@ async function writes(root: string, dir: string): Promise<void> {
 
 async function main(): Promise<void> {
   const skip = (part: string) => OPTIONS.skip.has(part);
+  // Every part stores or searches the developer chats' texts.
+  const skipped = skippedForData('bench:search', devChats());
+  if (skipped) {
+    console.error(skipped);
+    return;
+  }
   console.log(`bench:search, ${new Date().toISOString()}, Node ${process.version}; texts from ${DEVCHATS}`);
   const chats = readChats();
   const root = await mkdtemp(path.join(tmpdir(), 'cms-bench-search-'));

@@ -1,10 +1,15 @@
 /**
  * The run's temp folder: every test file, and every process it starts, writes its temporary files
- * in a folder of its own inside one folder made for the run (`$TMPDIR`, which os.tmpdir(), tsx,
- * npm and Chromium follow; test/setup.ts makes the file's). When the run ends, anything still
+ * in a folder of its own inside one folder made for the run (named by `$TMPDIR`, which os.tmpdir(),
+ * tsx, npm and Chromium follow; test/setup.ts makes the file's). When the run ends, anything still
  * there fails the run, named by the test file that left it; the run's folder is removed either
  * way, so a run adds nothing to the system's temp folder. Runs side by side, or a benchmark
  * writing `cms-bench-*` folders meanwhile, cannot be mistaken for one another's leftovers.
+ *
+ * The run's folder is in the system's temp folder unless the unix sockets the tests' processes
+ * make inside it would not fit there (a socket path holds at most 107 bytes): then it is in /tmp
+ * (test/helpers/run-folder.ts). The start of the run says where it is, and what the tests need from
+ * the machine (test/helpers/requirements.ts).
  *
  * Each vitest project loads this file (they extend the root config): the first to start makes the
  * folder, the last to end checks it.
@@ -12,6 +17,8 @@
 import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { REQUIREMENTS, unmet } from './helpers/requirements.js';
+import { RUN_PREFIX, runFolderPlace } from './helpers/run-folder.js';
 
 /** Names the run's folder for test/setup.ts (and the temp folder the system had, for tsx's cache). */
 export const RUN_FOLDER = 'CMS_TEST_RUN_TMPDIR';
@@ -30,11 +37,13 @@ export default function setup(): () => void {
   let run = shared[RUN];
   if (!run) {
     const system = tmpdir();
-    const folder = mkdtempSync(path.join(system, 'cms-test-run-'));
+    const place = runFolderPlace(system);
+    const folder = mkdtempSync(path.join(place.parent, RUN_PREFIX));
     const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
     for (const name of ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER]) process.env[name] = folder;
     process.env[SYSTEM_TMPDIR] = system;
     run = shared[RUN] = { folder, projects: 0, saved };
+    console.log(startMessage(folder, place.note));
   }
   run.projects++;
   const mine = run;
@@ -57,6 +66,25 @@ export default function setup(): () => void {
       throw new Error(`${left.length} leftover(s) in the temp folder, listed above`);
     }
   };
+}
+
+/** What the run says first: where its temp files go, and what it needs from the machine. */
+function startMessage(folder: string, note: string | undefined): string {
+  const lines = [
+    `This run's temp folder: ${folder} (removed at the end; anything a test leaves there fails the run).`,
+    ...(note ? [`  ${note}`] : []),
+    'The tests need, beyond Node 20 and `npm ci` (a test whose need is missing is skipped; the end of the run lists each, with why):',
+  ];
+  for (const requirement of REQUIREMENTS) {
+    const missing = unmet(requirement);
+    const state = missing
+      ? `MISSING (${missing}), so these are skipped`
+      : requirement.checkedBy
+        ? `checked by the tests that need it, ${requirement.checkedBy}`
+        : 'found';
+    lines.push(`  - ${requirement.what}: ${state}. Needed by ${requirement.usedBy}.`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** `test/x.test.ts: name` for each entry a file's folder still holds; empty folders are no leftover. */

@@ -35,4 +35,5 @@ export const PROCESS_TESTS = [
   'test/runtimes/llama-failures.test.ts', // GGUF runner processes that abort or are killed
   'test/runtimes/llama-failures-process.test.ts', // the command's serve, with a GGUF runner
   'test/runtimes/openai-bounds-process.test.ts', // the command's serve
+  'test/bench/without-outside-data.test.ts', // npm run bench, bench:attacks, bench:quality
 ];

@@ -13,15 +13,14 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { childProcessIds, commandLineOf, hasProc, isRunning } from './helpers/processes.js';
+import { childProcessIds, commandLineOf, isRunning } from './helpers/processes.js';
+import { needs, PROC, unmet } from './helpers/requirements.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** What `npm start` needs of a clone; node_modules is linked, not copied. */
 const COPIED = ['package.json', 'tsconfig.json', 'tsup.config.ts', 'src', 'adapters', 'scripts'];
 const LOCK = 'db.json.lock';
-const posix = hasProc && process.platform !== 'win32';
-if (!posix) console.log('start: skipped, this system has no /proc to read the process tree from.');
 
 let clone: string;
 const started: { npm: ChildProcess; tree: number[] }[] = [];
@@ -141,7 +140,7 @@ async function expectStoppedCleanly(run: Started, dataDir: string) {
   expect(childProcessIds(run.npm.pid!)).toEqual([]);
 }
 
-describe.skipIf(!posix)('npm start', () => {
+describe('npm start', needs(unmet(PROC)), () => {
   it('builds dist/ (JavaScript only) on the first start, not on later ones, and again once a source changes', async () => {
     const check = () => spawnSync(process.execPath, ['scripts/build-if-stale.mjs', '--check'], { cwd: clone, timeout: 20_000 }).status;
     expect(check()).toBe(1);

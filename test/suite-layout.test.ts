@@ -3,6 +3,9 @@
  * node:child_process, Playwright, the serve-process helper or the llama-cpp runtime (whose models
  * run in runner processes) — is in the `process` project (test/process-tests.ts), so the `unit`
  * project starts none; and every name listed there is a test file.
+ *
+ * No test is skipped silently: a test is skipped only through `needs(reason)`
+ * (test/helpers/requirements.ts), whose reason the end of the run prints, or `ctx.skip(note)`.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,10 +21,16 @@ const STARTS_PROCESSES = [
   /^import [^;]*from '[./]+\/src\/runtimes\/(llama-cpp|runner-process)\.js';/m,
 ];
 
-async function testFiles(): Promise<string[]> {
+/** Ways to skip a test, or to leave tests out, that carry no written reason. */
+const SILENT_SKIPS = [
+  /\b(?:describe|suite|it|test|bench)(?:\.\w+)*\.(?:skip|skipIf|runIf|todo|only)\b/,
+  /\.skip\(\s*\)/, // ctx.skip() with no note
+];
+
+async function testFiles(suffix = '.test.ts'): Promise<string[]> {
   const entries = await readdir(path.join(ROOT, 'test'), { recursive: true });
   return entries
-    .filter((entry) => entry.endsWith('.test.ts'))
+    .filter((entry) => entry.endsWith(suffix))
     .map((entry) => `test/${entry.split(path.sep).join('/')}`)
     .sort();
 }
@@ -42,4 +51,38 @@ it('puts every test file that starts a process in the process project, and lists
     PROCESS_TESTS.filter((file) => !files.includes(file)),
     'listed in test/process-tests.ts, but no such test file',
   ).toEqual([]);
+});
+
+it('skips no test without a written reason', async () => {
+  const found: string[] = [];
+  // This file names the patterns; comments may name them too.
+  for (const file of (await testFiles('.ts')).filter((file) => file !== 'test/suite-layout.test.ts')) {
+    const lines = (await readFile(path.join(ROOT, file), 'utf8')).split('\n');
+    lines.forEach((line, index) => {
+      const comment = /^\s*(\*|\/\/|\/\*)/.test(line);
+      if (!comment && SILENT_SKIPS.some((pattern) => pattern.test(line))) found.push(`${file}:${index + 1}: ${line.trim()}`);
+    });
+  }
+  expect(found, 'skip through needs(reason) (test/helpers/requirements.ts), or ctx.skip(note)').toEqual([]);
+});
+
+it('finds a silent skip where there is one', () => {
+  for (const line of [
+    "describe.skipIf(!onLinux)('x', () => {",
+    "it.skip('x', () => {",
+    "test.todo('x');",
+    'describe.only(',
+    'ctx.skip();',
+  ]) {
+    expect(
+      SILENT_SKIPS.some((pattern) => pattern.test(line)),
+      line,
+    ).toBe(true);
+  }
+  for (const line of ["describe('x', needs(unmet(CHROMIUM)), () => {", "ctx.skip('no GPU here');", 'expect(answer.skipped).toEqual([]);']) {
+    expect(
+      SILENT_SKIPS.some((pattern) => pattern.test(line)),
+      line,
+    ).toBe(false);
+  }
 });

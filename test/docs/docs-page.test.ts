@@ -4,23 +4,18 @@
  * operations. A screenshot is kept where $TEST_SCREENSHOTS says (test/helpers/screenshot.ts).
  * Skipped, saying why, where /usr/bin/chromium is missing.
  */
-import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from '../../adapters/hono/serve.js';
 import { createService, type Service } from '../../src/index.js';
+import { CHROMIUM, needs, unmet } from '../helpers/requirements.js';
 import { screenshot } from '../helpers/screenshot.js';
-import { CHROMIUM_PATH, launchChromium, recordAnswers } from '../security/browser-helpers.js';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-if (!haveChromium) {
-  console.warn(`test/docs/docs-page.test.ts skipped: ${CHROMIUM_PATH} is missing (apt-get install chromium; .ci/run does it).`);
-}
+import { launchChromium, recordAnswers } from '../security/browser-helpers.js';
 
 /** Bound of each wait on the browser. */
 const WAIT_MS = 20_000;
 
-describe.skipIf(!haveChromium)('the docs page in Chromium', () => {
+describe('the docs page in Chromium', needs(unmet(CHROMIUM)), () => {
   let service: Service;
   let server: RunningHttpServer;
   let browser: Browser;

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
+import { RUN_FOLDER } from '../global-setup.js';
 
 /** The folders made outside a test (at a file's top level, in a hook): removed when the file ends. */
 const forTheFile = new Set<string>();
@@ -14,7 +15,20 @@ const forTheFile = new Set<string>();
  * still there when the run ends fails it.
  */
 export async function tempDir(prefix = 'cms-test-'): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  return removedAfterwards(await mkdtemp(path.join(tmpdir(), prefix)));
+}
+
+/**
+ * A fresh folder (mode 0700, as mkdtemp makes it) in the run's folder itself rather than the test
+ * file's, for a path that must stay short: a unix socket's (at most 107 bytes; see
+ * test/helpers/run-folder.ts), such as the one Chromium makes in its temp folder. Removed as
+ * {@link tempDir}'s are; one still there when the run ends fails it.
+ */
+export async function shortTempDir(prefix: string): Promise<string> {
+  return removedAfterwards(await mkdtemp(path.join(process.env[RUN_FOLDER] ?? tmpdir(), prefix)));
+}
+
+function removedAfterwards(dir: string): string {
   try {
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
   } catch {

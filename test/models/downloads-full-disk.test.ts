@@ -11,25 +11,16 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isServiceError } from '../../src/index.js';
 import { freeBytes } from '../../src/models/free-space.js';
+import { mountTmpfs, needs } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { downloadEnd, downloadService, modelFrom, startServer, type TestServer, writeEndlessly } from './download-servers.js';
 
 const MiB = 1024 * 1024;
 const mountPoint = path.join(await tempDir('cms-download-disk-'), 'disk');
 await mkdir(mountPoint);
-const mounted = (() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mountPoint], { stdio: 'pipe' });
-    return true;
-  } catch (error) {
-    console.warn(
-      `Skipping the download full-disk tests: a tmpfs cannot be mounted here (${String((error as Error).message).split('\n')[0]}).`,
-    );
-    return false;
-  }
-})();
+const cannotMount = mountTmpfs(mountPoint, '64m');
 afterAll(() => {
-  if (mounted) execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
+  if (cannotMount === undefined) execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
 });
 
 const closers: (() => Promise<void>)[] = [];
@@ -54,7 +45,7 @@ async function serviceOnDisk(name: string, minFreeBytes: number) {
   return { dataDir, service };
 }
 
-describe.skipIf(!mounted)('downloads on a real small disk (a 64 MiB tmpfs)', () => {
+describe('downloads on a real small disk (a 64 MiB tmpfs)', needs(cannotMount), () => {
   it('refuses at once, with INSUFFICIENT_STORAGE, a model whose declared size does not fit above minFreeBytes', async () => {
     const server = await endlessServer();
     const { dataDir, service } = await serviceOnDisk('refused', 16 * MiB);

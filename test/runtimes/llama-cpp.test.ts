@@ -17,23 +17,13 @@ import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/ru
 import { createModelPool } from '../../src/runtimes/model-pool.js';
 import { rssMiB } from '../helpers/memory.js';
 import { childProcessIds, isRunning, rssMiBOf } from '../helpers/processes.js';
+import { llamaCppUnmet, needs } from '../helpers/requirements.js';
 import { said, seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { type TinyGgufOptions, writeTinyGguf } from '../helpers/tiny-gguf.js';
 
-/** Why node-llama-cpp cannot run here, or undefined when it can. */
-const cannotRun = await (async () => {
-  try {
-    const lib = await import('node-llama-cpp');
-    const llama = await lib.getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: lib.LlamaLogLevel.error, maxThreads: 1 });
-    await llama.dispose();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
-if (cannotRun)
-  console.warn(`Skipping the llama-cpp runtime tests that run a model: node-llama-cpp cannot run on this machine (${cannotRun}).`);
+/** Why node-llama-cpp cannot run a model here, or undefined when it can. */
+const cannotRun = await llamaCppUnmet();
 
 const root = await tempDir('cms-llama-');
 const cacheRoot = path.join(root, 'models');
@@ -188,7 +178,7 @@ describe('the memory policy, with fake models', () => {
   });
 });
 
-describe.skipIf(cannotRun !== undefined)('running a tiny GGUF model', () => {
+describe('running a tiny GGUF model', needs(cannotRun), () => {
   it('loads the model in a runner process of its own, generates within maxTokens through the chat template, and unloading ends the runner', async () => {
     const llama = runtime();
     // Heavier (36 MB of weights, a 16k vocabulary): its memory stands out of the noise.

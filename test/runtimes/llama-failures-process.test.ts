@@ -11,23 +11,14 @@ import path from 'node:path';
 import { Configuration, ModelApi, ResponseError } from '@pieces.app/pieces-os-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheFolderOf } from '../../src/models/cache-folder.js';
+import { llamaCppUnmet, needs } from '../helpers/requirements.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { writeTinyGguf } from '../helpers/tiny-gguf.js';
 
-const cannotRun = await (async () => {
-  try {
-    const lib = await import('node-llama-cpp');
-    const llama = await lib.getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: lib.LlamaLogLevel.error, maxThreads: 1 });
-    await llama.dispose();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
-if (cannotRun)
-  console.warn(`Skipping the server-process test of a model that aborts llama.cpp: node-llama-cpp cannot run here (${cannotRun}).`);
+/** Why node-llama-cpp cannot run a model here, or undefined when it can. */
+const cannotRun = await llamaCppUnmet();
 
 const servers: ServeProcess[] = [];
 afterAll(() => {
@@ -36,7 +27,7 @@ afterAll(() => {
 
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, any> });
 
-describe.skipIf(cannotRun !== undefined)('the server process with a model file that aborts llama.cpp', () => {
+describe('the server process with a model file that aborts llama.cpp', needs(cannotRun), () => {
   it('stays up: renames fall back to the embedded summarizer, the model shows why it failed, the official client is refused with 422', async () => {
     const dataDir = await tempDir('cms-llama-failures-process-');
     const server = await startServeProcess(dataDir);

@@ -17,21 +17,13 @@ import type { ModelRecord } from '../../src/records.js';
 import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
 import { RunnerExitedError, startRunner } from '../../src/runtimes/runner-process.js';
 import { childProcessIds } from '../helpers/processes.js';
+import { llamaCppUnmet, needs } from '../helpers/requirements.js';
 import { said, seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { type TinyGgufOptions, writeTinyGguf } from '../helpers/tiny-gguf.js';
 
-const cannotRun = await (async () => {
-  try {
-    const lib = await import('node-llama-cpp');
-    const llama = await lib.getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: lib.LlamaLogLevel.error, maxThreads: 1 });
-    await llama.dispose();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
-if (cannotRun) console.warn(`Skipping the GGUF failure tests that start a runner: node-llama-cpp cannot run here (${cannotRun}).`);
+/** Why node-llama-cpp cannot run a model here, or undefined when it can. */
+const cannotRun = await llamaCppUnmet();
 
 /** Zero attention heads: llama.cpp's loader asserts, aborting its process; the header check refuses it first. */
 const ZERO_HEADS: TinyGgufOptions = { headCount: 0 };
@@ -92,7 +84,7 @@ describe('a malformed file the header check catches', () => {
   });
 });
 
-describe.skipIf(cannotRun !== undefined)('a runner that dies', () => {
+describe('a runner that dies', needs(cannotRun), () => {
   it('a native abort inside llama.cpp ends the runner process, not this one, and says how it ended', async () => {
     const model = await modelWithGguf('native-abort', ZERO_HEADS);
     const runner = startRunner();

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer } from '../helpers/openai-server.js';
-import { hasProc, rssMiBOf } from '../helpers/processes.js';
+import { rssMiBOf } from '../helpers/processes.js';
+import { needs, PROC, unmet } from '../helpers/requirements.js';
 import { type ServeProcess, startServeProcess, watchServer } from '../helpers/serve-process.js';
 import { said } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -20,9 +21,7 @@ afterEach(async () => {
   for (const cleanUp of cleanUps.splice(0)) await cleanUp();
 });
 
-if (!hasProc) console.log('openai-bounds-process: skipped, this system has no /proc to read the server process’s memory from.');
-
-describe.skipIf(!hasProc)('the server process, when a model answers 400 MB', () => {
+describe('the server process, when a model answers 400 MB', needs(unmet(PROC)), () => {
   it('cuts the answers, keeps its memory within 64 MiB of its level, answers other requests, and writes the titles itself', async () => {
     // The warm-up conversation's answer is an error, at once: the embedded summarizer then writes
     // its title, so its NLP model is loaded before the memory is measured, not counted in the rise.

@@ -7,8 +7,9 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
-
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+import { CHROMIUM_PATH } from '../helpers/requirements.js';
+import { BROWSER_PREFIX } from '../helpers/run-folder.js';
+import { shortTempDir } from '../helpers/temp-dir.js';
 
 /** A host name Chromium resolves to 127.0.0.1, standing for a site whose DNS was rebound to this machine. */
 export const REBOUND_HOST = 'rebind.test';
@@ -207,23 +208,42 @@ export async function startPageServer(): Promise<{ origin: string; close(): Prom
   };
 }
 
-/** Headless Debian Chromium, with REBOUND_HOST resolving to 127.0.0.1 and nothing fetched from the Internet. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    timeout: 30_000,
-    args: [
-      '--no-sandbox', // runs as root in CI
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-proxy-server', // a proxy from the environment would receive rebind.test
-      `--host-resolver-rules=MAP ${REBOUND_HOST} 127.0.0.1`,
-    ],
-  });
+/**
+ * Headless Debian Chromium, with REBOUND_HOST resolving to 127.0.0.1 and nothing fetched from the
+ * Internet.
+ *
+ * Its files go in a folder of its own, short, in the run's temp folder (test/helpers/temp-dir.ts,
+ * shortTempDir), removed after the test or the file that launched it: Chromium makes its
+ * `SingletonSocket` in its `$TMPDIR`, and a unix socket's path holds at most 107 bytes, which a
+ * path in the test file's own folder (named after the file) can exceed ("Socket path too long").
+ */
+export async function launchChromium(): Promise<Browser> {
+  const folder = await shortTempDir(BROWSER_PREFIX);
+  // Playwright makes the browser's profile and artifacts folders with os.tmpdir() while it
+  // launches: $TMPDIR names the browser's folder for that while only (nothing else runs then).
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = folder;
+  try {
+    return await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      env: { ...process.env, TMPDIR: folder, TMP: folder, TEMP: folder },
+      timeout: 30_000,
+      args: [
+        '--no-sandbox', // runs as root in CI
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-proxy-server', // a proxy from the environment would receive rebind.test
+        `--host-resolver-rules=MAP ${REBOUND_HOST} 127.0.0.1`,
+      ],
+    });
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
 }
 
 /** One request the service answered, as the service saw it. */

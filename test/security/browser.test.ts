@@ -17,15 +17,14 @@
  * It drives Debian's headless Chromium (`apt-get install chromium`; .ci/run installs it) through
  * playwright-core, and is skipped, saying why, where /usr/bin/chromium is missing.
  */
-import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../adapters/hono/serve.js';
 import { type Conversation, createService, type Service } from '../../src/index.js';
+import { CHROMIUM, needs, unmet } from '../helpers/requirements.js';
 import { screenshot } from '../helpers/screenshot.js';
 import {
   attackerPageHtml,
-  CHROMIUM_PATH,
   launchChromium,
   type PageResult,
   REBOUND_HOST,
@@ -33,11 +32,6 @@ import {
   type ServiceAnswer,
   startPageServer,
 } from './browser-helpers.js';
-
-const haveChromium = existsSync(CHROMIUM_PATH);
-if (!haveChromium) {
-  console.warn(`test/security/browser.test.ts skipped: ${CHROMIUM_PATH} is missing (apt-get install chromium; .ci/run does it).`);
-}
 
 /** Bound of each wait on the browser: a page load, the service's answers arriving. */
 const WAIT_MS = 15_000;
@@ -100,7 +94,7 @@ function count(part: string, attempted: number, succeededCount: number) {
   tally.parts.push(`${attempted} ${part}`);
 }
 
-describe.skipIf(!haveChromium)('a real browser (headless Chromium) against the HTTP server', () => {
+describe('a real browser (headless Chromium) against the HTTP server', needs(unmet(CHROMIUM)), () => {
   let browser: Browser | undefined;
   let pageServer: Awaited<ReturnType<typeof startPageServer>> | undefined;
   let guarded: Awaited<ReturnType<typeof startService>> | undefined;

@@ -12,24 +12,17 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createHonoRouter } from '../../adapters/hono/index.js';
 import { createJsonFileRepository, createService, isServiceError } from '../../src/index.js';
 import { conversationRecord, messageRecord } from '../helpers/records.js';
+import { mountTmpfs, needs } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const mountPoint = path.join(await tempDir('cms-full-disk-'), 'disk');
 await mkdir(mountPoint);
-const mounted = (() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=768k', 'tmpfs', mountPoint], { stdio: 'pipe' });
-    return true;
-  } catch (error) {
-    console.warn(`Skipping the real full-disk test: a tmpfs cannot be mounted here (${String((error as Error).message).split('\n')[0]}).`);
-    return false;
-  }
-})();
+const cannotMount = mountTmpfs(mountPoint, '768k');
 afterAll(() => {
-  if (mounted) execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
+  if (cannotMount === undefined) execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
 });
 
-describe.skipIf(!mounted)('on a real full disk (a 768 KiB tmpfs)', () => {
+describe('on a real full disk (a 768 KiB tmpfs)', needs(cannotMount), () => {
   it('fails the writes the disk cannot hold, carries on once space is freed, and loses no acknowledged write', async () => {
     const file = path.join(mountPoint, 'data', 'db.json');
     const filler = path.join(mountPoint, 'filler');

@@ -13,9 +13,8 @@ import { createService } from '../../src/index.js';
 import { acquireFolderLock } from '../../src/stores/json-file/folder-lock.js';
 import { currentProcess } from '../../src/stores/json-file/process-identity.js';
 import { createMemoryRepository } from '../../src/stores/memory.js';
+import { needs, PROC, unmet } from '../helpers/requirements.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-const onLinux = process.platform === 'linux';
 
 /** A lock file naming `holder`; answers its path. */
 async function lockNaming(holder: Record<string, unknown>, name = 'db.json.lock') {
@@ -34,7 +33,7 @@ function zombie(): Promise<{ pid: number; stop(): void }> {
   });
 }
 
-describe.skipIf(!onLinux)('folder lock: who holds it (Linux /proc)', () => {
+describe('folder lock: who holds it (Linux /proc)', needs(unmet(PROC)), () => {
   it('takes over a lock whose holder is a zombie', async () => {
     const held = await zombie();
     try {

@@ -1,0 +1,71 @@
+/**
+ * The benchmarks from a clone alone: without the data kept outside the repository (the developer
+ * chats, DialogSum), `npm run bench`, `npm run bench:attacks` and `npm run bench:quality` skip what
+ * needs it, each with one line saying which file is missing and what to provide, and exit 0; no
+ * ENOENT. `npm run bench` runs only its plan and those sections here (BENCH_SKIP leaves out the
+ * ones that take minutes): a few seconds.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** `npm run <args>` in this clone with `env` added; its exit code and output, within 60 s. */
+function npmRun(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('npm', ['run', '--silent', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`npm run ${args.join(' ')} did not end within 60 s:\n${stdout}\n${stderr}`));
+    }, 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+it('skips the sections that need data kept outside the repository, saying what to provide, and exits 0', async () => {
+  const missing = path.join(await tempDir(), 'shared', 'data', 'devchats', 'dev.jsonl');
+  const dialogues = path.join(path.dirname(missing), 'dialogsum.jsonl');
+  const env = { SEARCH_DEVCHATS: missing, BENCH_SKIP: 'stores,index-size' };
+  const [bench, attacks, quality] = await Promise.all([
+    npmRun(['bench'], env),
+    npmRun(['bench:attacks'], env),
+    npmRun(['bench:quality', '--', '--file', dialogues], env),
+  ]);
+
+  expect(bench.code, bench.stderr).toBe(0);
+  const lines = bench.stderr.trim().split('\n');
+  expect(lines[0]).toMatch(/^npm run bench: 7 sections, about .+ in all/);
+  expect(lines).toContain(`  [5/7] search (bench/search.ts): skipped, no developer chats at ${missing}`);
+  const searchLine = lines.find((line) => line.startsWith('[5/7] search'));
+  expect(searchLine).toContain(`skipped, no developer chats at ${missing}. Provide `);
+  expect(searchLine).toContain('../shared/data/devchats/dev.jsonl');
+  expect(lines.find((line) => line.startsWith('[6/7] attacks'))).toContain(`skipped, no developer chats at ${missing}. Provide `);
+  expect(lines.at(-1)).toBe('npm run bench: done in 0 s.');
+
+  expect(attacks.code, attacks.stderr).toBe(0);
+  const attacksLines = attacks.stderr.trim().split('\n');
+  expect(attacksLines).toHaveLength(1);
+  expect(attacksLines[0]!.startsWith(`bench:attacks: skipped, no developer chats at ${missing}. Provide `), attacksLines[0]).toBe(true);
+  expect(attacks.stdout).toBe('');
+
+  expect(quality.code, quality.stderr).toBe(0);
+  const qualityLine = quality.stderr.trim();
+  expect(qualityLine.startsWith(`--file: skipped, no DialogSum dialogues at ${dialogues}. Provide `), qualityLine).toBe(true);
+  expect(qualityLine).toContain('github.com/cylnlp/dialogsum');
+
+  for (const run of [bench, attacks, quality]) expect(run.stderr).not.toContain('ENOENT');
+});
