@@ -1,11 +1,7 @@
 import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
-import type { RecordChange } from './search/record-docs.js';
-import type { ConversationHit, Field, TextHit, TextQuery } from './search/text-index.js';
-import type { QueryWord } from './search/tokens.js';
+import type { ConversationHit, Field, QueryWord, TextHit, TextQuery } from './search-types.js';
 
-export type { RecordChange } from './search/record-docs.js';
-export type { ConversationHit, Field, TextHit, TextQuery, TimeRange } from './search/text-index.js';
-export type { QueryWord } from './search/tokens.js';
+export type { ConversationHit, Field, QueryWord, TextHit, TextQuery, TimeRange } from './search-types.js';
 
 /** Which records of a collection a `list` answers: a cursor to start after, and how many. */
 export interface PageRequest {
@@ -61,6 +57,13 @@ export interface Transaction extends ReadView {
   put<C extends CollectionName>(collection: C, record: Collections[C]): void;
   /** Removes the record; removing an absent record does nothing. */
   delete(collection: CollectionName, id: string): void;
+}
+
+/** A committed write of one record: the record as it is now, or null once deleted. */
+export interface RecordChange {
+  readonly collection: CollectionName;
+  readonly id: string;
+  readonly record: object | null;
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { ConversationHit, IndexedDocRef, QueryWord, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { ConversationHit, IndexedDocRef, QueryWord, RecordChange, TextHit, TextQuery, TextSearch } from '../ports.js';
 import { HeldWrites } from './held-writes.js';
-import type { RecordChange } from './record-docs.js';
 import type { SearchIndex } from './search-index.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { Repository, TextSearch, Transaction } from '../ports.js';
-import type { RecordChange } from './record-docs.js';
+import type { RecordChange, Repository, TextSearch, Transaction } from '../ports.js';
 import { SearchIndex } from './search-index.js';
 import { TextIndex } from './text-index.js';
 

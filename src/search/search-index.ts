@@ -1,9 +1,9 @@
 import { readSkippingDamaged } from '../damaged-records.js';
-import type { ConversationHit, IndexedDocRef, QueryWord, ReadView, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { ConversationHit, IndexedDocRef, QueryWord, ReadView, RecordChange, TextHit, TextQuery, TextSearch } from '../ports.js';
 import type { ConversationRecord } from '../records.js';
 import { runInSlices, Slices } from '../slices.js';
 import { HeldWrites } from './held-writes.js';
-import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
+import { INDEXED_COLLECTIONS, indexActions } from './record-docs.js';
 import { TextIndex } from './text-index.js';
 
 /** Records read at once while building an index from a store. */

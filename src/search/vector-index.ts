@@ -1,12 +1,13 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import type { Embedder, IndexedDocRef } from '../ports.js';
+import { writeBuffersAtomically } from '../files/durable-fs.js';
+import { openOwnFileToRead } from '../files/own-files.js';
+import type { Embedder, IndexedDocRef, RecordChange } from '../ports.js';
+import type { Field } from '../search-types.js';
 import { Slices } from '../slices.js';
-import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
-import { openOwnFileToRead } from '../stores/json-file/own-files.js';
 import { grown } from '../typed-arrays.js';
-import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
-import { FIELD_NUMBER, FIELDS, type Field } from './text-index.js';
+import { INDEXED_COLLECTIONS, indexActions } from './record-docs.js';
+import { FIELD_NUMBER, FIELDS } from './text-index.js';
 
 /** Options of {@link VectorIndex}. */
 export interface VectorIndexOptions {
