@@ -94,7 +94,7 @@ interface Header {
  * annotations; one per field and record id), for search by meaning beside search by words.
  *
  * Writes are never held up by it: {@link apply} (called in the store's write path, through
- * `TextSearch.watch`) only queues what changed, and a worker in the background embeds the queue a
+ * the store's change feed, `Repository.changes`) only queues what changed, and a worker in the background embeds the queue a
  * batch at a time. A server that fails is said once per streak of failures and retried with
  * backoff; what it failed on stays queued. Vectors are kept unit length (a dot product is the
  * cosine) in one growing Float32Array, rows reused once freed: a document costs its vector and a

@@ -7,6 +7,7 @@ import type { ReadView, RecordChange, Repository } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type ConversationRecord, type MessageRecord } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { bufferedTransaction, TransactionQueue } from '../buffered-transaction.js';
+import { ChangeEmitter } from '../change-emitter.js';
 import { recordProblem } from '../record-checks.js';
 import { pageOfRows, RecordTables } from '../record-tables.js';
 import { Backoff } from './backoff.js';
@@ -344,6 +345,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const check = new StoreCheck(messages, logger);
 
   const queue = new TransactionQueue();
+  // Every write, once on disk: what indexes beside the records follow (Repository.changes).
+  const feed = new ChangeEmitter((error) => logger.warn(`A change feed listener failed: ${(error as Error)?.message ?? error}`));
 
   async function close(): Promise<void> {
     if (closed) return;
@@ -365,6 +368,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       return fn(view);
     },
     ...(search ? { search } : {}),
+    changes: feed,
     health: () => ({ check: check.progress, damaged: messages.damage.files() }),
     async transact(fn) {
       const applied = await queue.run(async () => {
@@ -418,6 +422,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       if (settled !== -1) unsettled.splice(0, settled + 1);
       // Searchable from the moment the write is acknowledged, never before it is on disk.
       searchFile?.apply(changes, logger);
+      feed.emit(changes);
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes) && retry.due()) void compact();
