@@ -42,11 +42,14 @@ export class FeedSearch implements TextSearch {
     onBatch: (batch: ChangeBatch) => void,
     private readonly logger: { warn(message: string): void },
   ) {
-    feed.subscribe((batch) => {
+    this.close = feed.subscribe((batch) => {
       this.#take(batch);
       onBatch(batch);
     });
   }
+
+  /** Stops following the feed (the service is closing). */
+  readonly close: () => void;
 
   #take(batch: ChangeBatch): void {
     if (!this.#built) return;

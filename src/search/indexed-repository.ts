@@ -27,7 +27,10 @@ export function withSearch(repository: Repository, logger: { warn(message: strin
   return {
     read: (fn) => fed.read(fn),
     transact: (fn) => fed.transact(fn),
-    close: () => fed.close(),
+    close: async () => {
+      search.close();
+      await fed.close();
+    },
     ...(fed.health ? { health: () => fed.health!() } : {}),
     search,
     changes,
