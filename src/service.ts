@@ -244,8 +244,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
           ...(options.takeOverLock ? { takeOverLock: true } : {}),
         })
       : createMemoryRepository());
-  // A store that keeps no search index gets one in memory, fed by the service's own transactions.
-  const repository = withSearch(store);
+  // A store that keeps no search index gets one in memory, fed by the store's change feed (or, for
+  // a store without one, by the service's own transactions).
+  const repository = withSearch(store, options.logger ?? console);
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
   const ctx: OperationContext = {
