@@ -15,7 +15,13 @@ export function withSearch(repository: Repository): Repository & { readonly sear
   let built: Promise<void> | undefined;
   const ready = () => {
     built ??= repository
-      .transact((tx) => index.build(tx))
+      .transact((tx) => {
+        // A store may run this more than once (see Repository.transact): each run starts from an
+        // empty index, so what a failed run indexed is not kept. Nothing searches it meanwhile
+        // (searches wait for `built`), and writes committed meanwhile are applied after it.
+        index.index = new TextIndex();
+        return index.build(tx);
+      })
       .catch((error: unknown) => {
         // Tried again at the next search, from scratch.
         built = undefined;
