@@ -1,5 +1,6 @@
 import type { Page, PageRequest, ReadView } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
+import { listFieldsOf } from './list-fields.js';
 import type { PostgresQuery, PostgresResult } from './pool.js';
 import { type CachedRecord, cacheKey, type RecordCache, recordBytes } from './record-cache.js';
 import { decodeRecord } from './record-codec.js';
@@ -30,7 +31,7 @@ export class TransactionReads {
 
 /**
  * The records as the database holds them, each call one query (or two: a page's ids, then the
- * records of it not in the cache). Without `reads`, each call sees what is committed when it
+ * records of it not in the cache; a locking read's records, then their lists). Without `reads`, each call sees what is committed when it
  * runs; with them (a transaction's), every record read is locked (`FOR UPDATE`) until the
  * transaction ends, so two transactions that read then write one record run one after the other.
  */
@@ -50,13 +51,20 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
       return cached?.version ?? null;
     });
     const { rows } = await run(statements.named(lockRows ? fetchSql.locking : fetchSql.plain, [collection, ids.map(toText), versions]));
-    for (const row of rows as { id: string; version: string; body: string | null; lists: string | null }[]) {
+    const fetched = rows as { id: string; version: string; body: string | null; lists?: string | null }[];
+    // A locking read that waited for another transaction's lock answers the row as that one left
+    // it, but what else it reads comes from the snapshot it started with: the lists of the records
+    // it locked are read by a second statement, which sees that transaction's rows. (Nobody changes
+    // them meanwhile: every write of a record's lists writes its row, which is locked now.)
+    const lockedLists = lockRows && listFieldsOf(collection).length > 0 ? await listsOf(collection, fetched) : undefined;
+    for (const row of fetched) {
       const id = fromText(row.id);
       const version = Number(row.version);
       let record: object;
       if (row.body === null) record = known.get(id)!.record;
       else {
-        const lists = row.lists === null ? undefined : (JSON.parse(row.lists) as Record<string, string[]>);
+        const text = lockedLists ? lockedLists.get(row.id) : row.lists;
+        const lists = text === null || text === undefined ? undefined : (JSON.parse(text) as Record<string, string[]>);
         record = decodeRecord(collection, row.body, lists);
         const items = lists ? Object.values(lists).reduce((sum, list) => sum + list.length, 0) : 0;
         cache.set(cacheKey(collection, id), version, record, recordBytes(row.body, items));
@@ -65,6 +73,16 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
     }
     for (const id of ids) if (!found.has(id)) cache.delete(cacheKey(collection, id));
     return found;
+  };
+
+  /** The lists (a JSON object of field to items) of the rows fetched with their body, by stored id. */
+  const listsOf = async (collection: CollectionName, rows: readonly { id: string; body: string | null }[]) => {
+    const ids = rows.filter((row) => row.body !== null).map((row) => row.id);
+    const lists = new Map<string, string>();
+    if (ids.length === 0) return lists;
+    const { rows: found } = await run(statements.named(statements.lists, [collection, ids]));
+    for (const row of found as { id: string; lists: string }[]) lists.set(row.id, row.lists);
+    return lists;
   };
 
   const getMany = async (collection: CollectionName, ids: readonly string[]): Promise<(object | undefined)[]> => {

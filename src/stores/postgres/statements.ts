@@ -7,8 +7,15 @@ import type { PostgresQuery } from './pool.js';
  * each connection prepares them once.
  */
 export class Statements {
-  /** Records by id ($2), each with its version; its body and lists only where `cached` ($3) is not its version. */
+  /**
+   * Records by id ($2), each with its version; its body only where `cached` ($3) is not its
+   * version, and its lists too when not locking (a locking read reads them with `lists`). A
+   * locking read locks its rows in the order of their ids, so two that lock the same records
+   * never deadlock on each other.
+   */
   readonly fetch: (lock: boolean) => string;
+  /** The lists of records ($2) as a JSON object of field to items, by record. */
+  readonly lists: string;
   /** A page of a collection's ids in insertion order: after `ord` $2, skipping $3, at most $4 (null: all). */
   readonly page: (lock: boolean) => string;
   readonly versions: string;
@@ -36,18 +43,30 @@ export class Statements {
   constructor(readonly schema: string) {
     this.fetch = (lock) => `
       SELECT r.id, r.version::text AS version,
-        CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body,
-        CASE WHEN r.version = c.cached THEN NULL ELSE (
+        CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body
+        ${
+          lock
+            ? ''
+            : `, CASE WHEN r.version = c.cached THEN NULL ELSE (
           SELECT json_object_agg(f.field, f.items)::text FROM (
             SELECT l.field, json_agg(l.item ORDER BY l.ord) AS items
             FROM ${schema}.list_items l
             WHERE l.collection = r.collection AND l.id = r.id
             GROUP BY l.field
           ) f
-        ) END AS lists
+        ) END AS lists`
+        }
       FROM unnest($2::text[], $3::bigint[]) AS c(id, cached)
       JOIN ${schema}.records r ON r.collection = $1 AND r.id = c.id
-      ${lock ? 'FOR UPDATE OF r' : ''}`;
+      ${lock ? 'ORDER BY r.id FOR UPDATE OF r' : ''}`;
+    this.lists = `
+      SELECT f.id, json_object_agg(f.field, f.items)::text AS lists FROM (
+        SELECT l.id, l.field, json_agg(l.item ORDER BY l.ord) AS items
+        FROM ${schema}.list_items l
+        WHERE l.collection = $1 AND l.id = ANY($2::text[])
+        GROUP BY l.id, l.field
+      ) f
+      GROUP BY f.id`;
     this.page = (lock) => `
       SELECT r.id, r.version::text AS version, r.ord::text AS ord_text
       FROM ${schema}.records r
