@@ -13,6 +13,8 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     // The parts stores are built from, for stores of your own.
     'store-kit': 'src/store-kit.ts',
+    // The PostgreSQL store (loads `pg`, an optional peer dependency, when a store is made).
+    postgres: 'src/stores/postgres/index.ts',
     // Not an export: the child process each loaded GGUF model runs in (`runner-process.ts` starts it).
     'runtimes/llama-runner': 'src/runtimes/llama-runner.ts',
   },

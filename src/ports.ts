@@ -134,9 +134,10 @@ export interface ChangeFeed {
 }
 
 /**
- * Where records live: the ConversationStore. Implementations: `createMemoryRepository` and
- * `createJsonFileRepository`; both pass the contract suite that `conversation-model-service/testing`
- * ships, which a store of your own can run too.
+ * Where records live: the ConversationStore. Implementations: `createMemoryRepository`,
+ * `createJsonFileRepository` and `createPostgresRepository` (`conversation-model-service/postgres`);
+ * each passes the contract suite that `conversation-model-service/testing` ships, which a store of
+ * your own can run too.
  */
 export interface Repository {
   /**
@@ -149,9 +150,18 @@ export interface Repository {
   /**
    * Runs `fn` and applies its writes atomically: all of them or, if `fn` throws (or its promise
    * rejects), none. `fn` may await its reads; transactions that write the same records never
-   * interleave (the file and memory stores run them one at a time; a database runs them as
-   * serializable transactions). The promise resolves once the writes are stored (on disk, for
-   * file stores).
+   * interleave (the file and memory stores run them one at a time; the PostgreSQL store locks the
+   * rows a transaction reads until it commits). The promise resolves once the writes are stored
+   * (on disk, for file stores; committed, for a database) and answers what the last run of `fn`
+   * answered.
+   *
+   * **`fn` may run more than once.** A database may give up a transaction that deadlocked or
+   * failed to serialize with another and run it again from the start: the PostgreSQL store runs
+   * `fn` again, on a fresh `tx`, until one run commits (a few tries at most). So `fn` must have no
+   * effect outside `tx`: no call to a summarizer or a model, no change to a cache, a counter or an
+   * object that outlives the call, no event sent. Do such work before `transact` (and pass its
+   * result in) or after it resolves (with what it answered). A store that runs `fn` once (the file
+   * and memory stores) is a special case of this.
    */
   transact<T>(fn: (tx: Transaction) => T | Promise<T>): Promise<T>;
   /** Finishes pending writes and releases the store's resources (file handles, locks). */

@@ -135,6 +135,19 @@ describe('the packed package in a fresh project', () => {
     expect(await readFile(path.join(installed, 'dist', 'store-kit.d.ts'), 'utf8')).toMatch(/bufferedTransaction[\s\S]*ChangeEmitter/);
   });
 
+  it('offers the PostgreSQL store at its own entry point, which without `pg` installed says how to install it', async () => {
+    const installed = path.join(project, 'node_modules', 'conversation-model-service');
+    await writeFile(
+      path.join(project, 'postgres.mjs'),
+      "import { createPostgresRepository } from 'conversation-model-service/postgres';\n" +
+        "await createPostgresRepository({ connectionString: 'postgres://127.0.0.1:1/none' }).then(() => console.log('opened'), (error) => console.log(error.message));\n",
+    );
+    // `pg` is an optional peer dependency: npm installed no copy of it here.
+    expect(existsSync(path.join(project, 'node_modules', 'pg'))).toBe(false);
+    expect(sh('node', ['postgres.mjs'], project)).toMatch(/runs on the `pg` package, which is not installed: npm install pg/);
+    expect(await readFile(path.join(installed, 'dist', 'postgres.d.ts'), 'utf8')).toMatch(/createPostgresRepository/);
+  });
+
   it('ships its licence, README and changelog beside the built entry points', async () => {
     const installed = path.join(project, 'node_modules', 'conversation-model-service');
     const files = await readdir(installed);
