@@ -1,3 +1,4 @@
+export { type CopyOptions, type CopyReport, copyRepository } from './copy-repository.js';
 export {
   type DamagedRecord,
   type ErrorCode,
