@@ -1,5 +1,5 @@
+import type { RecordChange } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
-import type { Change } from '../buffered-transaction.js';
 import { listFieldsOf } from './list-fields.js';
 import { type ListWrite, listWrite } from './list-writes.js';
 import { cacheKey, recordBytes } from './record-cache.js';
@@ -31,7 +31,7 @@ export interface Committed {
 export async function commitWrites(
   run: RunQuery,
   parts: StoreParts,
-  changes: readonly Change[],
+  changes: readonly RecordChange[],
   reads: TransactionReads,
 ): Promise<Committed> {
   const deleted: string[] = [];
