@@ -9,11 +9,12 @@
  * script, and it must hold the same files as the packed one. Nothing of this repository's sources
  * is reachable from there.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from './helpers/temp-dir.js';
 import { writeTinyGguf } from './helpers/tiny-gguf.js';
@@ -47,27 +48,52 @@ const sh = (command: string, args: string[], cwd: string, timeout = 180_000) =>
     env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
   });
 
+const run = promisify(execFile);
+
+/** `sh`, without blocking the test process: the installs below run side by side. */
+const shAsync = async (command: string, args: string[], cwd: string, timeout = 180_000) =>
+  (
+    await run(command, args, {
+      cwd,
+      encoding: 'utf8',
+      timeout,
+      env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+    })
+  ).stdout;
+
+/**
+ * The project installed from git (see the last describe): started with the others, since most of
+ * its time is npm waiting on its clone's install and build, which the other installs overlap.
+ */
+let gitInstall: Promise<string>;
+
 beforeAll(async () => {
+  // Its folders are made here, before any test runs (a temp folder made during a test is that test's).
+  gitInstall = installFromGit(await repositoryOfWorkingTree(), await tempDir('cms-bare-'));
+  // Handled where it is awaited; a rejection seen only there must not count as unhandled meanwhile.
+  gitInstall.catch(() => undefined);
   const packs = await tempDir('cms-pack-');
   sh('npm', ['pack', '--silent', '--pack-destination', packs], ROOT);
   tarball = path.join(packs, (await readdir(packs)).find((name) => name.endsWith('.tgz'))!);
   project = await tempDir('cms-consumer-');
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  sh('npm', ['install', '--silent', '--prefer-offline', tarball, ...HTTP_PACKAGES.map((name) => `${name}@${PEERS[name]}`)], project);
   oldest = await tempDir('cms-oldest-');
   await writeFile(path.join(oldest, 'package.json'), JSON.stringify({ name: 'oldest-consumer', private: true, type: 'module' }));
-  sh(
-    'npm',
-    [
-      'install',
-      '--silent',
-      '--prefer-offline',
-      '--omit=optional',
-      tarball,
-      ...HTTP_PACKAGES.map((name) => `${name}@${oldestIn(PEERS[name]!)}`),
-    ],
-    oldest,
-  );
+  await Promise.all([
+    shAsync('npm', ['install', '--silent', '--prefer-offline', tarball, ...HTTP_PACKAGES.map((name) => `${name}@${PEERS[name]}`)], project),
+    shAsync(
+      'npm',
+      [
+        'install',
+        '--silent',
+        '--prefer-offline',
+        '--omit=optional',
+        tarball,
+        ...HTTP_PACKAGES.map((name) => `${name}@${oldestIn(PEERS[name]!)}`),
+      ],
+      oldest,
+    ),
+  ]);
 }, 300_000);
 
 /** The version of `name` installed in `folder`. */
@@ -431,6 +457,18 @@ async function repositoryOfWorkingTree(): Promise<string> {
   return repository;
 }
 
+/**
+ * A fresh project with this package installed from a git repository of the working tree, alone
+ * (without hono and @hono/node-server): npm clones it, installs its dev dependencies there (about
+ * 300 packages, from the cache), runs its `prepare` (the build) and packs what `files` names: 20 s
+ * idle, 3 min seen on a busy machine. Answers `bare`, the project's folder.
+ */
+async function installFromGit(repository: string, bare: string): Promise<string> {
+  await writeFile(path.join(bare, 'package.json'), JSON.stringify({ name: 'bare-consumer', private: true, type: 'module' }));
+  await shAsync('npm', ['install', '--silent', '--prefer-offline', '--omit=optional', `git+file://${repository}`], bare, 540_000);
+  return bare;
+}
+
 /** Every file of the package installed in `folder`, as paths relative to it, sorted (its own node_modules, if npm nested one, left out). */
 async function filesUnder(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
@@ -445,12 +483,7 @@ describe('the package installed from git alone, without hono and @hono/node-serv
   let bare: string;
 
   beforeAll(async () => {
-    const repository = await repositoryOfWorkingTree();
-    bare = await tempDir('cms-bare-');
-    await writeFile(path.join(bare, 'package.json'), JSON.stringify({ name: 'bare-consumer', private: true, type: 'module' }));
-    // npm clones it, installs its dev dependencies there (about 300 packages, from the cache),
-    // runs its `prepare` (the build) and packs what `files` names: 20 s idle, 3 min seen on a busy machine.
-    sh('npm', ['install', '--silent', '--prefer-offline', '--omit=optional', `git+file://${repository}`], bare, 540_000);
+    bare = await gitInstall;
   }, 600_000);
 
   it('is built: every file package.json names (each entry point and its declarations) is there, and nothing but the packed files', async () => {
