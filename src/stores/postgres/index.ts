@@ -3,7 +3,7 @@ import { migrate } from './migrations.js';
 import { openPool, type PostgresPool } from './pool.js';
 import { RecordCache } from './record-cache.js';
 import { recordView, type StoreParts } from './record-view.js';
-import { lockName, quoteSchema, Statements } from './statements.js';
+import { channelName, lockName, quoteSchema, Statements } from './statements.js';
 import { runTransaction } from './transaction.js';
 
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
@@ -64,6 +64,7 @@ export async function createPostgresRepository(
     statements: new Statements(quoted),
     cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
     lockName: lockName(schema),
+    channel: channelName(schema),
   };
   const view = recordView((query) => pool.query(query), parts);
   // Transactions under way, which close() lets finish.
