@@ -128,9 +128,13 @@ export class Statements {
         INSERT INTO ${schema}.changes (collection, id) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING xid
       )
       SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid, pg_notify($3, '')::text AS notified`;
+    // A row (xid null) even when there is no change, for xmin: a second statement's xmin could
+    // pass a transaction that committed between the two.
     this.pollChanges = `
-      SELECT xid::text AS xid, collection, id, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin
-      FROM ${schema}.changes WHERE xid >= $1::xid8 ORDER BY xid`;
+      SELECT s.xmin, c.xid::text AS xid, c.collection, c.id
+      FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin) s
+      LEFT JOIN ${schema}.changes c ON c.xid >= $1::xid8
+      ORDER BY c.xid`;
     this.pruneChanges = `DELETE FROM ${schema}.changes WHERE at < now() - interval '24 hours'`;
   }
 

@@ -17,7 +17,7 @@ export interface CommitObserver {
   /** Transaction `xid` is about to commit: a poll that finds it meanwhile leaves it to {@link committed}. */
   committing(xid: bigint): void;
   /** It committed, with these writes (as it left them); or, with undefined, its commit failed (it may have committed or not). */
-  committed(xid: bigint, changes: readonly RecordChange[] | undefined): void;
+  committed(xid: bigint, changes: readonly RecordChange[] | undefined): void | Promise<void>;
 }
 
 /**
@@ -94,13 +94,13 @@ async function attemptOnce<T>(
     for (const { key, version, record, bytes } of committed.stored) parts.cache.set(key, version, record, bytes);
     if (committing !== undefined) {
       committing = undefined;
-      observer!.committed(committed.xid!, written);
+      await observer!.committed(committed.xid!, written);
     }
     return { ok: true, result };
   } catch (error) {
     return { ok: false, error };
   } finally {
-    if (committing !== undefined) observer!.committed(committing, undefined);
+    if (committing !== undefined) void observer!.committed(committing, undefined);
     if (open && !broken) {
       try {
         await client.query('ROLLBACK');
