@@ -35,13 +35,19 @@ export async function runTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptOnce(pool, parts, fn, observer);
-    if (outcome.ok) return outcome.result;
+    if (outcome.ok) {
+      // Its connection back in the pool first: the feed may wait for a poll, which needs one.
+      if (outcome.committed) await observer!.committed(outcome.committed.xid, outcome.committed.changes);
+      return outcome.result;
+    }
     if (attempt >= MAX_ATTEMPTS || !isRetryable(outcome.error)) throw outcome.error;
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 10 * 2 ** attempt)));
   }
 }
 
-type Outcome<T> = { ok: true; result: T } | { ok: false; error: unknown };
+type Outcome<T> =
+  | { ok: true; result: T; committed?: { xid: bigint; changes: readonly RecordChange[] } }
+  | { ok: false; error: unknown };
 
 async function attemptOnce<T>(
   pool: PostgresPool,
@@ -94,7 +100,7 @@ async function attemptOnce<T>(
     for (const { key, version, record, bytes } of committed.stored) parts.cache.set(key, version, record, bytes);
     if (committing !== undefined) {
       committing = undefined;
-      await observer!.committed(committed.xid!, written);
+      return { ok: true, result, committed: { xid: committed.xid!, changes: written } };
     }
     return { ok: true, result };
   } catch (error) {
