@@ -45,9 +45,7 @@ export async function runTransaction<T>(
   }
 }
 
-type Outcome<T> =
-  | { ok: true; result: T; committed?: { xid: bigint; changes: readonly RecordChange[] } }
-  | { ok: false; error: unknown };
+type Outcome<T> = { ok: true; result: T; committed?: { xid: bigint; changes: readonly RecordChange[] } } | { ok: false; error: unknown };
 
 async function attemptOnce<T>(
   pool: PostgresPool,
