@@ -20,13 +20,17 @@ export interface Committed {
   readonly stored: readonly Stored[];
   /** Cache keys of the records deleted. */
   readonly deleted: readonly string[];
+  /** The transaction's id (xid8), under which its changes are logged; undefined when it wrote nothing. */
+  readonly xid?: bigint;
 }
 
 /**
  * Applies a transaction's writes: at most two statements, however many records it wrote (the
  * Statements' `write`, then `addItems` when lists gained rows). Each list a put changes is
  * compared with the list the transaction read (see list-writes.ts), so appending an id to a list
- * of 20,000 adds one row and rewrites none. Answers the records put, with their new versions, and those deleted.
+ * of 20,000 adds one row and rewrites none. Every record written is logged in `changes`, and the
+ * change feed's notification sent (on commit), by a third statement (see change-feed.ts). Answers
+ * the records put, with their new versions, those deleted, and the transaction's id.
  */
 export async function commitWrites(
   run: RunQuery,
@@ -40,12 +44,14 @@ export async function commitWrites(
   const cleared: [string[], string[], string[]] = [[], [], []];
   const removed: [string[], string[], string[], string[]] = [[], [], [], []];
   const gone: [string[], string[]] = [[], []];
+  const logged: [string[], string[]] = [[], []];
   const put: [string[], string[], string[]] = [[], [], []];
   const added: [string[], string[], string[], boolean[], string[]] = [[], [], [], [], []];
   const pending = new Map<string, Omit<Stored, 'version'>>();
 
   for (const { collection, id, record } of changes) {
     const textId = toText(id);
+    push(logged, collection, textId);
     const fields = listFieldsOf(collection);
     if (record === null) {
       gone[0].push(collection);
@@ -82,11 +88,13 @@ export async function commitWrites(
   const { statements } = parts;
   const { rows } = await run(statements.named(statements.write, [parts.lockName, [...locks], ...cleared, ...removed, ...gone, ...put]));
   if (added[0].length > 0) await run(statements.named(statements.addItems, added));
+  const log = await run(statements.named(statements.logChanges, [...logged, parts.channel]));
+  const xid = BigInt((log.rows[0] as { xid: string }).xid);
   const stored = (rows as { collection: CollectionName; id: string; version: string }[]).map((row) => ({
     ...pending.get(`${row.collection}\u0000${row.id}`)!,
     version: Number(row.version),
   }));
-  return { stored, deleted };
+  return { stored, deleted, xid };
 }
 
 /** Appends one value to each column. */

@@ -1,9 +1,10 @@
 import type { Repository } from '../../ports.js';
+import { PostgresChangeFeed } from './change-feed.js';
 import { migrate } from './migrations.js';
 import { openPool, type PostgresPool } from './pool.js';
 import { RecordCache } from './record-cache.js';
 import { recordView, type StoreParts } from './record-view.js';
-import { lockName, quoteSchema, Statements } from './statements.js';
+import { channelName, lockName, quoteSchema, Statements } from './statements.js';
 import { runTransaction } from './transaction.js';
 
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
@@ -40,7 +41,8 @@ export const DEFAULT_SCHEMA = 'conversation_model_service';
  * starting together do not race; a schema a newer release migrated is refused with STORE_TOO_NEW):
  * `records` (one row per record: its JSON text, without its id lists, readable in `psql`),
  * `list_items` (the id lists, one row per id, so appending one costs one row at any length) and
- * the `versions` sequence. Needs the `pg` package (an optional dependency: `npm install pg`),
+ * the `versions` sequence, and `changes` (each transaction's written records, which the change
+ * feed `changes` of every instance follows; see change-feed.ts). Needs the `pg` package (an optional dependency: `npm install pg`),
  * loaded only when a store is made from a connection string.
  *
  * `close()` ends the pool only when the store made it; a pool you pass stays yours.
@@ -64,8 +66,10 @@ export async function createPostgresRepository(
     statements: new Statements(quoted),
     cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
     lockName: lockName(schema),
+    channel: channelName(schema),
   };
   const view = recordView((query) => pool.query(query), parts);
+  const feed = new PostgresChangeFeed(pool, view, parts.statements, parts.channel, (message) => logger.warn(message));
   // Transactions under way, which close() lets finish.
   const running = new Set<Promise<unknown>>();
   let closed = false;
@@ -73,13 +77,16 @@ export async function createPostgresRepository(
     if (closed) throw new Error(`The PostgreSQL repository (schema "${schema}") is closed.`);
   };
   return {
+    changes: feed,
     async read(fn) {
       refuseClosed();
+      // After a first subscribe, once the feed knows where it starts: what this read misses, it delivers.
+      await feed.ready();
       return fn(view);
     },
     transact(fn) {
       refuseClosed();
-      const work = runTransaction(pool, parts, fn);
+      const work = feed.ready().then(() => runTransaction(pool, parts, fn, feed));
       running.add(work);
       void work.then(
         () => running.delete(work),
@@ -91,6 +98,7 @@ export async function createPostgresRepository(
       if (closed) return;
       closed = true;
       await Promise.allSettled(running);
+      await feed.close();
       if (ownPool) await pool.end();
     },
   };

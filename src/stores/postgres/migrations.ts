@@ -45,6 +45,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE SEQUENCE ${s}.versions;
     `,
   },
+  {
+    version: 2,
+    name: 'changes',
+    sql: (s) => `
+      -- The records each committed transaction wrote, by its transaction id: what the change feed
+      -- of every instance reads (see change-feed.ts). Rows older than a day are pruned.
+      CREATE TABLE ${s}.changes (
+        xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        collection text NOT NULL,
+        id text NOT NULL,
+        at timestamptz NOT NULL DEFAULT now()
+      );
+      -- The feed reads the changes past a transaction id.
+      CREATE INDEX changes_by_xid ON ${s}.changes (xid);
+    `,
+  },
 ];
 
 /** The newest layout this release knows. */

@@ -21,6 +21,10 @@ export interface PostgresClient {
   /** Back to the pool; with an error, the connection is closed instead. */
   release(error?: Error | boolean): void;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** A NOTIFY on a channel the connection LISTENs on (the change feed's). */
+  on(event: 'notification', listener: (message: { channel: string }) => void): unknown;
+  /** The connection closed. */
+  on(event: 'end', listener: () => void): unknown;
   off(event: 'error', listener: (error: Error) => void): unknown;
 }
 

@@ -39,6 +39,22 @@ export class Statements {
    * its last row when appending ($4), else from 0 (its rows were cleared).
    */
   readonly addItems: string;
+  /**
+   * The records a transaction wrote ($1, $2: collection, id), logged in `changes` under its
+   * transaction id, which it answers; and the notification, on `channel` ($3), that the server
+   * sends the listening instances when (and only if) the transaction commits.
+   */
+  readonly logChanges: string;
+  /**
+   * The feed's poll: the changes of transactions from $1 on, with the oldest transaction id still
+   * running (`xmin`): in READ COMMITTED the statement sees every transaction committed before it
+   * started, and one below `xmin` can no longer commit, so the feed's position may move up to it.
+   */
+  readonly pollChanges: string;
+  /** Where the feed starts: the oldest transaction id still running. */
+  readonly feedStart = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin';
+  /** Changes older than a day, deleted (the feed's pruning). */
+  readonly pruneChanges: string;
 
   constructor(readonly schema: string) {
     this.fetch = (lock) => `
@@ -107,6 +123,19 @@ export class Statements {
         e.item
       FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[]) AS d(c, i, f, a, items)
       CROSS JOIN LATERAL json_array_elements_text(d.items::json) WITH ORDINALITY AS e(item, n)`;
+    this.logChanges = `
+      WITH logged AS (
+        INSERT INTO ${schema}.changes (collection, id) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING xid
+      )
+      SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid, pg_notify($3, '')::text AS notified`;
+    // A row (xid null) even when there is no change, for xmin: a second statement's xmin could
+    // pass a transaction that committed between the two.
+    this.pollChanges = `
+      SELECT s.xmin, c.xid::text AS xid, c.collection, c.id
+      FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin) s
+      LEFT JOIN ${schema}.changes c ON c.xid >= $1::xid8
+      ORDER BY c.xid`;
+    this.pruneChanges = `DELETE FROM ${schema}.changes WHERE at < now() - interval '24 hours'`;
   }
 
   /**
@@ -136,6 +165,12 @@ export function quoteSchema(schema: string): string {
   }
   return `"${schema}"`;
 }
+
+/**
+ * The notification channel of a schema's change feed: a hash of its name, since a channel name is
+ * at most 63 bytes and a schema's name may be as long.
+ */
+export const channelName = (schema: string): string => `cms_changes_${createHash('sha1').update(schema).digest('hex').slice(0, 20)}`;
 
 /** The name the store's advisory locks are taken under (hashed by the server): one schema's never meet another's. */
 export const lockName = (schema: string): string => `conversation-model-service:${schema}`;
