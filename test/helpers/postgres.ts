@@ -16,6 +16,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { needs } from './requirements.js';
 
 /** A running server: where to reach it. */
 export interface PostgresServer {
@@ -51,8 +52,8 @@ const isRoot = () => process.getuid?.() === 0;
 export function describeWithPostgres(name: string, body: (server: () => PostgresServer) => void): void {
   const found = findPostgres();
   if ('missing' in found) {
-    console.warn(`Skipping "${name}": ${found.missing}.`);
-    describe.skip(name, () => body(() => notStarted()));
+    // Skipped with its reason, which the end of the run lists (test/skip-reasons-reporter.ts).
+    describe(name, needs(`${found.missing} (.ci/run installs Debian's postgresql)`), () => body(() => notStarted()));
     return;
   }
   describe(name, () => {
