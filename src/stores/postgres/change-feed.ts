@@ -93,20 +93,54 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   }
 
   async committed(xid: bigint, changes: readonly RecordChange[] | undefined): Promise<void> {
-    // A poll under way may deliver records as they are now: this batch comes after it, not amid.
-    await this.#running?.catch(() => undefined);
-    this.#committing.delete(xid);
-    if (changes === undefined) return;
-    if (this.#position === undefined && this.#delivered.size >= UNFOLLOWED_DELIVERED) this.#delivered.clear();
-    this.#delivered.add(xid);
-    this.#emitter.emit(changes);
+    if (changes === undefined) {
+      this.#committing.delete(xid);
+      return;
+    }
+    // Delivered in turn with the polls, with its records read back as they are now, as a poll
+    // delivers them: a poll that ran after the commit may have delivered a later state of one of
+    // them already, and the state the transaction left must not follow it.
+    await this.#inTurn(async () => {
+      this.#committing.delete(xid);
+      if (this.#position === undefined && this.#delivered.size >= UNFOLLOWED_DELIVERED) this.#delivered.clear();
+      this.#delivered.add(xid);
+      const records = await this.#readBack(changes);
+      this.#emitter.emit(
+        changes.map(({ collection, id }) => ({ collection, id, record: records.get(`${collection}\u0000${id}`) ?? null })),
+      );
+    });
+  }
+
+  /** Deliveries one at a time, in the order asked for: each reads its records after the one before has delivered. */
+  #turns: Promise<unknown> = Promise.resolve();
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#turns.then(work);
+    this.#turns = result.catch(() => undefined);
+    return result;
+  }
+
+  /** The records of these changes as the store holds them now (null for one deleted), by `collection\0id`. */
+  async #readBack(changes: Iterable<{ collection: CollectionName; id: string }>): Promise<Map<string, object | null>> {
+    const wanted = new Map<CollectionName, Set<string>>();
+    for (const { collection, id } of changes) {
+      let ids = wanted.get(collection);
+      if (!ids) wanted.set(collection, (ids = new Set()));
+      ids.add(id);
+    }
+    const records = new Map<string, object | null>();
+    for (const [collection, ids] of wanted) {
+      const list = [...ids];
+      const read = await this.view.getMany(collection, list);
+      list.forEach((id, i) => records.set(`${collection}\u0000${id}`, read[i] ?? null));
+    }
+    return records;
   }
 
   /** One poll at a time: one asked for while another runs runs once after it. */
   poll(): Promise<void> {
     if (this.#queued) return this.#queued;
     if (!this.#running) {
-      this.#running = this.#pollOnce().finally(() => {
+      this.#running = this.#inTurn(() => this.#pollOnce()).finally(() => {
         this.#running = undefined;
       });
       return this.#running;
@@ -200,7 +234,6 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     const found = rows as { xmin: string; xid: string | null; collection: CollectionName; id: string }[];
     // The changes of each transaction not delivered yet, in xid order (the rows come in it).
     const groups = new Map<bigint, Map<string, { collection: CollectionName; id: string }>>();
-    const wanted = new Map<CollectionName, Set<string>>();
     for (const row of found) {
       if (row.xid === null) continue;
       const xid = BigInt(row.xid);
@@ -209,16 +242,8 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
       if (!group) groups.set(xid, (group = new Map()));
       const id = fromText(row.id);
       group.set(`${row.collection}\u0000${id}`, { collection: row.collection, id });
-      let ids = wanted.get(row.collection);
-      if (!ids) wanted.set(row.collection, (ids = new Set()));
-      ids.add(id);
     }
-    const records = new Map<string, object | null>();
-    for (const [collection, ids] of wanted) {
-      const list = [...ids];
-      const read = await this.view.getMany(collection, list);
-      list.forEach((id, i) => records.set(`${collection}\u0000${id}`, read[i] ?? null));
-    }
+    const records = await this.#readBack([...groups.values()].flatMap((group) => [...group.values()]));
     for (const [xid, group] of groups) {
       if (this.#delivered.has(xid)) continue;
       this.#delivered.add(xid);
