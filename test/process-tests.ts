@@ -38,4 +38,5 @@ export const PROCESS_TESTS = [
   'test/bench/without-outside-data.test.ts', // npm run bench, bench:attacks, bench:quality
   'test/contracts/postgres.test.ts', // a PostgreSQL server (test/helpers/postgres.ts)
   'test/storage/postgres.test.ts', // a PostgreSQL server
+  'test/cli/postgres-store.test.ts', // the command's serve and store copy, on a PostgreSQL server
 ];
