@@ -6,6 +6,7 @@
  * answer the same, a second run writing nothing, and refuses a folder a running service holds.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -37,12 +38,12 @@ afterEach(() => {
   }
 });
 
-/** Runs `serve --port 0` with `env`; resolves with its start line once it listens, or its output and code once it exits. */
+/** Runs `serve --port 0` in `cwd` (through tsx's own binary: `--import tsx` would not resolve from a temp folder) with `env`; resolves with its start line once it listens, or its output and code once it exits. */
 function startServe(
   cwd: string,
   env: Record<string, string>,
 ): Promise<{ line?: string; output: string; code?: number | null; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'adapters/cli/main.ts'), 'serve', '--port', '0'], {
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'adapters/cli/main.ts'), 'serve', '--port', '0'], {
     cwd,
     env: { ...ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,6 +93,8 @@ it('serve with a DATABASE_URL nothing listens at says so in one line and exits 1
     /^Cannot open PostgreSQL postgres:\/\/me@127\.0\.0\.1:\d+\/app, schema conversation_model_service: .*ECONNREFUSED/,
   );
   expect(serving.output).not.toContain('s3cret-pw');
+  // No fallback: nothing was opened, or made, in the folder.
+  expect(existsSync(path.join(cwd, 'data'))).toBe(false);
 });
 
 describeWithPostgres('the command on PostgreSQL', (server) => {
