@@ -93,7 +93,12 @@ export const serve: Command = {
     'data-dir': {
       type: 'string',
       value: 'DIR',
-      description: 'the data folder (default: DATA_DIR, else ./data); with a database, only its models/ cache',
+      description: 'the data folder (default: DATA_DIR, else ./data); with a database, the models cache',
+    },
+    'log-requests': { type: 'boolean', description: 'prints a line per request' },
+    'take-over-lock': {
+      type: 'boolean',
+      description: 'takes the data folder whoever holds its lock (one left by another machine, say)',
     },
     'database-url': {
       type: 'string',
@@ -104,11 +109,6 @@ export const serve: Command = {
       type: 'string',
       value: 'S',
       description: 'the schema of its tables (default: DATABASE_SCHEMA, else conversation_model_service)',
-    },
-    'log-requests': { type: 'boolean', description: 'prints a line per request' },
-    'take-over-lock': {
-      type: 'boolean',
-      description: 'takes the data folder whoever holds its lock (one left by another machine, say)',
     },
   },
   details: `Environment: PORT, HOST, DATA_DIR, DATABASE_URL, DATABASE_SCHEMA (flags win), API_TOKEN (required

@@ -23,7 +23,8 @@ export const storeCopy: Command = {
     'to-schema': { type: 'string', value: 'S', description: "--to's schema (default conversation_model_service)" },
   },
   details: `Records, links and annotations move with their ids; a record the target holds already and
-differently is replaced; records only the target holds stay. Run it again to finish a copy that stopped.
+differently is replaced; records only the target holds stay. Run it again to finish a copy that
+stopped: a second run writes nothing.
 Copy from a store nothing writes meanwhile: a data folder a running server holds is refused (stop the
 server first), and a database's servers should be stopped. A folder is opened through its lock.
 Examples:
