@@ -61,7 +61,8 @@ import type {
 export interface ServiceOptions {
   /**
    * Folder for the data file (`db.json`) and the models' caches (`models/<id>/`). Without it and
-   * without `repository`, everything stays in memory.
+   * without `repository`, everything stays in memory. With `repository` (a database, say) it holds
+   * only this process's models' caches and vector files: the records stay in the repository.
    */
   readonly dataDir?: string;
   /** Where records live. Default: a JSON file in `dataDir`, or memory. */

@@ -39,4 +39,5 @@ export const PROCESS_TESTS = [
   'test/contracts/postgres.test.ts', // a PostgreSQL server (test/helpers/postgres.ts)
   'test/storage/postgres.test.ts', // a PostgreSQL server
   'test/storage/postgres-feed.test.ts', // a PostgreSQL server, two stores on it
+  'test/cli/postgres-store.test.ts', // the command's serve and store copy, on a PostgreSQL server
 ];
