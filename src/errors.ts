@@ -30,7 +30,13 @@ export type ErrorCode =
    * of the service: the data must be repaired or restored (see the README on recovery). Lists and
    * searches leave such records out and name them in their `skipped` instead.
    */
-  | 'DATA_DAMAGED';
+  | 'DATA_DAMAGED'
+  /**
+   * The store was written by a newer release of this service (a PostgreSQL schema migrated past
+   * what this release knows): refused when the store opens, and nothing of it is changed. Run the
+   * newer release, or restore a copy made before the upgrade.
+   */
+  | 'STORE_TOO_NEW';
 
 /** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
 export interface InputIssue {

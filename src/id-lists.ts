@@ -14,7 +14,14 @@ export function appendId(list: readonly string[], id: string): readonly string[]
   return next;
 }
 
-/** Whether `list` was made by {@link appendId} from `base`. */
+/**
+ * Whether `list` was made by {@link appendId} from `base`: the service adds a message (or any linked
+ * id) to a record's id list that way, so a store that keeps such lists as rows (one per id) can
+ * tell, at no cost, that a put only appended `list.at(-1)` to the list it read, and insert one row
+ * rather than rewrite them all. False says nothing: compare the lists then. (The lists are known
+ * by identity, in this package's memory: a store loaded with a second copy of the package sees
+ * no append.)
+ */
 export function isAppendedTo(list: readonly unknown[], base: readonly unknown[]): boolean {
   return appendedTo.get(list as readonly string[]) === base;
 }

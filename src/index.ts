@@ -1,3 +1,4 @@
+export { type CopyOptions, type CopyReport, copyRepository } from './copy-repository.js';
 export {
   type DamagedRecord,
   type ErrorCode,
@@ -19,6 +20,8 @@ export { isLlm, LLM_USAGES } from './operations/models.js';
 // createService loads the extractive one only when it is given no summarizer.
 export { DEFAULT_SEARCH_LIMIT } from './operations/search.js';
 export type {
+  ChangeBatch,
+  ChangeFeed,
   ChatMessage,
   ChatOptions,
   ConversationHit,

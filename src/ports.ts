@@ -1,11 +1,7 @@
 import type { CollectionName, Collections, MessageRole, ModelRecord } from './records.js';
-import type { RecordChange } from './search/record-docs.js';
-import type { ConversationHit, Field, TextHit, TextQuery } from './search/text-index.js';
-import type { QueryWord } from './search/tokens.js';
+import type { ConversationHit, Field, QueryWord, TextHit, TextQuery } from './search-types.js';
 
-export type { RecordChange } from './search/record-docs.js';
-export type { ConversationHit, Field, TextHit, TextQuery, TimeRange } from './search/text-index.js';
-export type { QueryWord } from './search/tokens.js';
+export type { ConversationHit, Field, QueryWord, TextHit, TextQuery, TimeRange } from './search-types.js';
 
 /** Which records of a collection a `list` answers: a cursor to start after, and how many. */
 export interface PageRequest {
@@ -64,9 +60,84 @@ export interface Transaction extends ReadView {
 }
 
 /**
- * Where records live: the ConversationStore. Implementations: `createMemoryRepository` and
- * `createJsonFileRepository`; both pass the contract suite that `conversation-model-service/testing`
- * ships, which a store of your own can run too.
+ * A committed write of one record: the record as it is now, or null once deleted. A change says
+ * what the record is, never what changed in it: taking it twice is taking it once.
+ */
+export interface RecordChange {
+  readonly collection: CollectionName;
+  readonly id: string;
+  readonly record: object | null;
+}
+
+/** One committed transaction's writes, numbered: what a {@link ChangeFeed} delivers. */
+export interface ChangeBatch {
+  /**
+   * The batch's position in the feed: larger than the position of every batch delivered before
+   * it. Positions may skip numbers (a database may number by its transaction ids), and mean
+   * nothing across stores.
+   */
+  readonly seq: number;
+  /**
+   * The transaction's writes, each record once: as the transaction left it, or as a transaction
+   * committed after it left it (a store that reads the records back to deliver them, having
+   * learned only their ids, may see a later state). Never an older state than a batch before it
+   * delivered. Frozen: a listener reads it, and never changes it.
+   */
+  readonly changes: readonly RecordChange[];
+}
+
+/**
+ * The writes committed to a store, as numbered batches, one per committed transaction that
+ * wrote something, delivered after the commit: what indexes kept beside the records (the search
+ * index the service builds for a store without its own, the vectors of meaning) follow, so that
+ * they see every write, from this process and from others sharing the store.
+ *
+ * The contract (`conversation-model-service/testing` checks it):
+ * - **Order.** A listener gets batches in increasing `seq`, in commit order: a change never
+ *   holds an older state of its record than one delivered before it.
+ * - **After commit.** When a listener is called, the batch's writes are committed: a read the
+ *   listener starts then sees them (or later ones). A transaction that failed delivers nothing; one
+ *   that wrote nothing delivers no batch.
+ * - **Nothing skipped, at least once.** Every transaction committed after `subscribe` returned
+ *   reaches the listener. A store that loses track of the changes for a while (its connection to a
+ *   database dropped) resumes from the position of the last batch it delivered, never from "now",
+ *   and may then deliver a change again: taken as the record's state, it does no harm. Within one
+ *   connection, each batch comes once.
+ * - **When.** A store in one process delivers a transaction's batch before its `transact`
+ *   resolves. A store shared by processes delivers the other processes' batches once it learns of
+ *   them (a notification, a poll): a reader that must see every write acknowledged before it
+ *   started calls {@link caughtUp} first.
+ *
+ * A listener is called synchronously, from the store's commit path, one batch at a time. It must
+ * return quickly (queue slow work, such as embedding, for later), must not throw (the store
+ * reports what it throws and goes on: the write is committed, and the other listeners get the
+ * batch), must not change the batch, and must not wait for a transaction of the same store (the
+ * store may be delivering from inside its queue of transactions: that wait would never end).
+ */
+export interface ChangeFeed {
+  /**
+   * Calls `listener` with every batch committed from now on, in order (see {@link ChangeFeed}).
+   * Batches committed before are not delivered: a reader that subscribes, then reads the records,
+   * misses no write (one committed meanwhile is read, or delivered, or both). Answers a function
+   * that stops the calls (a batch being delivered when it is called may still reach the listener).
+   */
+  subscribe(listener: (batch: ChangeBatch) => void): () => void;
+  /**
+   * Resolves once every batch committed before the call has been delivered to every listener
+   * (and their calls have returned), with the position of the last batch delivered (0 before the
+   * first). A store in one process resolves at once; a store shared by processes asks where its
+   * changes are now (a database's current position) and delivers what comes before it first.
+   * Rejects when it cannot tell (the database unreachable): a search that waits for it fails
+   * rather than answering from an index that may be stale.
+   */
+  caughtUp(): Promise<number>;
+}
+
+/**
+ * Where records live: the ConversationStore. Implementations: `createMemoryRepository`,
+ * `createJsonFileRepository` and `createPostgresRepository` (`conversation-model-service/postgres`);
+ * each passes the contract suite that `conversation-model-service/testing` ships, which a store of
+ * your own can run too.
  */
 export interface Repository {
   /**
@@ -79,9 +150,18 @@ export interface Repository {
   /**
    * Runs `fn` and applies its writes atomically: all of them or, if `fn` throws (or its promise
    * rejects), none. `fn` may await its reads; transactions that write the same records never
-   * interleave (the file and memory stores run them one at a time; a database runs them as
-   * serializable transactions). The promise resolves once the writes are stored (on disk, for
-   * file stores).
+   * interleave (the file and memory stores run them one at a time; the PostgreSQL store locks the
+   * rows a transaction reads until it commits). The promise resolves once the writes are stored
+   * (on disk, for file stores; committed, for a database) and answers what the last run of `fn`
+   * answered.
+   *
+   * **`fn` may run more than once.** A database may give up a transaction that deadlocked or
+   * failed to serialize with another and run it again from the start: the PostgreSQL store runs
+   * `fn` again, on a fresh `tx`, until one run commits (a few tries at most). So `fn` must have no
+   * effect outside `tx`: no call to a summarizer or a model, no change to a cache, a counter or an
+   * object that outlives the call, no event sent. Do such work before `transact` (and pass its
+   * result in) or after it resolves (with what it answered). A store that runs `fn` once (the file
+   * and memory stores) is a special case of this.
    */
   transact<T>(fn: (tx: Transaction) => T | Promise<T>): Promise<T>;
   /** Finishes pending writes and releases the store's resources (file handles, locks). */
@@ -89,9 +169,18 @@ export interface Repository {
   /**
    * Full-text search of the records, kept in the same writes as they are (the file and memory
    * stores keep one). A store without it is searched through an index the service builds by
-   * reading every record once, at its first search, and keeps up to date from its transactions.
+   * reading every record once, at its first search, and keeps up to date from {@link changes}
+   * (or, for a store without a feed, from the transactions made through the service alone).
    */
   readonly search?: TextSearch;
+  /**
+   * The store's committed writes, as numbered batches (see {@link ChangeFeed}): its own and, for a
+   * store several processes share, the other processes'. The file and memory stores deliver their
+   * own, each after their own search index (if any) has taken it. A store without a feed is
+   * followed through the service's own transactions: a store that other processes write to must
+   * have one, or the service's indexes miss their writes.
+   */
+  readonly changes?: ChangeFeed;
   /**
    * What the store knows of the soundness of what it holds, from memory (no I/O): a store that
    * checks its files (the JSON-file store checks every message's checksum after it opens) says how
@@ -136,11 +225,9 @@ export interface TextSearch {
   /** Conversations that match (by their messages, name and annotations), best first, with their best messages. */
   searchConversations(query: TextQuery): Promise<ConversationHit[]>;
   /**
-   * Calls `listener` with each committed write's changes once they are searchable (for indexes
-   * kept beside this one: vectors of meaning). Answers a function that stops the calls.
+   * Every document the index holds: what an index kept beside it checks itself against at start.
+   * It holds at least every batch of {@link Repository.changes} delivered before the call.
    */
-  watch?(listener: (changes: readonly RecordChange[]) => void): () => void;
-  /** Every document the index holds: what an index kept beside it checks itself against at start. */
   documents?(): Promise<Iterable<IndexedDocRef>>;
   /**
    * The postings the index holds for these words' own terms (their prefixes and typos aside): a

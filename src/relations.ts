@@ -72,6 +72,20 @@ const idsOf = (record: Fields, end: RelationEnd): string[] => {
 };
 
 /**
+ * The conversations `record` (of `collection`) names through any relation: a message's or an
+ * annotation's own, the conversations an anchor or a website is linked to, and so on.
+ */
+export function conversationsNamedBy(collection: CollectionName, record: object): string[] {
+  const ids = new Set<string>();
+  for (const relation of RELATIONS) {
+    if (relation.a.collection === 'conversations' && relation.b.collection === collection) {
+      for (const id of idsOf(record as Fields, relation.b)) ids.add(id);
+    }
+  }
+  return [...ids];
+}
+
+/**
  * Links two records through `relation` (`aId` on side a, `bId` on side b), updating both records.
  * Linking twice changes nothing the second time. Returns false when nothing changed.
  */

@@ -61,7 +61,8 @@ import type {
 export interface ServiceOptions {
   /**
    * Folder for the data file (`db.json`) and the models' caches (`models/<id>/`). Without it and
-   * without `repository`, everything stays in memory.
+   * without `repository`, everything stays in memory. With `repository` (a database, say) it holds
+   * only this process's models' caches and vector files: the records stay in the repository.
    */
   readonly dataDir?: string;
   /** Where records live. Default: a JSON file in `dataDir`, or memory. */
@@ -244,8 +245,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
           ...(options.takeOverLock ? { takeOverLock: true } : {}),
         })
       : createMemoryRepository());
-  // A store that keeps no search index gets one in memory, fed by the service's own transactions.
-  const repository = withSearch(store);
+  // A store that keeps no search index gets one in memory, fed by the store's change feed (or, for
+  // a store without one, by the service's own transactions).
+  const repository = withSearch(store, options.logger ?? console);
   const cacheRoot = options.dataDir ? path.join(options.dataDir, 'models') : undefined;
   const clock = options.clock ?? (() => new Date());
   const ctx: OperationContext = {

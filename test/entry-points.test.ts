@@ -99,7 +99,7 @@ async function loaded(scenario: string): Promise<string[]> {
 
 const STORE = /^src\/stores\/json-file\/(?!lazy\.ts$|format-version\.ts$)/;
 const SUMMARIZER = /^src\/summarizers\//;
-const HEAVY = ['lowdb', 'steno', 'wink-nlp', 'wink-eng-lite-web-model', 'swagger-ui-dist'];
+const HEAVY = ['lowdb', 'steno', 'wink-nlp', 'wink-eng-lite-web-model', 'swagger-ui-dist', 'pg'];
 
 describe('what importing the package loads', () => {
   beforeAll(async () => {

@@ -141,6 +141,39 @@ describe('the packed package in a fresh project', () => {
     expect(await readFile(path.join(installed, 'dist', 'testing.d.ts'), 'utf8')).toMatch(/describeRepositoryContract/);
   });
 
+  it('ships the parts a store of your own is built from at their own entry point, with their types', async () => {
+    const installed = path.join(project, 'node_modules', 'conversation-model-service');
+    await writeFile(
+      path.join(project, 'store-kit.mjs'),
+      "import { bufferedTransaction, ChangeEmitter, recordProblem } from 'conversation-model-service/store-kit';\n" +
+        'const none = async (_c, ids) => ids.map(() => undefined);\n' +
+        'const committed = { get: async () => undefined, getMany: none, versions: none, list: async () => ({ records: [] }), count: async () => 0 };\n' +
+        'const { tx, changes } = bufferedTransaction(committed);\n' +
+        "const record = { id: 'c1', type: 'COPILOT', created: { value: '2026-01-01T00:00:00.000Z' } };\n" +
+        "tx.put('conversations', record);\n" +
+        'const feed = new ChangeEmitter();\n' +
+        'const seen = [];\n' +
+        'feed.subscribe((batch) => seen.push(batch.seq));\n' +
+        'feed.emit(changes());\n' +
+        "console.log(seen.join(), Object.isFrozen(changes()[0].record), recordProblem('conversations', record) !== undefined);\n",
+    );
+    expect(sh('node', ['store-kit.mjs'], project).trim()).toBe('1 true true');
+    expect(await readFile(path.join(installed, 'dist', 'store-kit.d.ts'), 'utf8')).toMatch(/bufferedTransaction[\s\S]*ChangeEmitter/);
+  });
+
+  it('offers the PostgreSQL store at its own entry point, which without `pg` installed says how to install it', async () => {
+    const installed = path.join(project, 'node_modules', 'conversation-model-service');
+    await writeFile(
+      path.join(project, 'postgres.mjs'),
+      "import { createPostgresRepository } from 'conversation-model-service/postgres';\n" +
+        "await createPostgresRepository({ connectionString: 'postgres://127.0.0.1:1/none' }).then(() => console.log('opened'), (error) => console.log(error.message));\n",
+    );
+    // `pg` is an optional peer dependency: npm installed no copy of it here.
+    expect(existsSync(path.join(project, 'node_modules', 'pg'))).toBe(false);
+    expect(sh('node', ['postgres.mjs'], project)).toMatch(/runs on the `pg` package, which is not installed: npm install pg/);
+    expect(await readFile(path.join(installed, 'dist', 'postgres.d.ts'), 'utf8')).toMatch(/createPostgresRepository/);
+  });
+
   it('ships its licence, README and changelog beside the built entry points', async () => {
     const installed = path.join(project, 'node_modules', 'conversation-model-service');
     const files = await readdir(installed);

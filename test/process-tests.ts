@@ -1,7 +1,7 @@
 /**
  * The test files of the `process` project (vitest.config.ts): those that start another process —
- * a child process (the command, a GGUF runner, npm, tsc, mount, or one only for its pid) or a
- * browser. Every other test file is a `unit` test: it runs in its vitest worker alone (loopback
+ * a child process (the command, a GGUF runner, npm, tsc, mount, a PostgreSQL server, or one only
+ * for its pid) or a browser. Every other test file is a `unit` test: it runs in its vitest worker alone (loopback
  * servers it starts in that process included), so `npm run test:unit` needs no npm, no Chromium,
  * no root, and gives its answer in well under a minute.
  *
@@ -36,4 +36,8 @@ export const PROCESS_TESTS = [
   'test/runtimes/llama-failures-process.test.ts', // the command's serve, with a GGUF runner
   'test/runtimes/openai-bounds-process.test.ts', // the command's serve
   'test/bench/without-outside-data.test.ts', // npm run bench, bench:attacks, bench:quality
+  'test/contracts/postgres.test.ts', // a PostgreSQL server (test/helpers/postgres.ts)
+  'test/storage/postgres.test.ts', // a PostgreSQL server
+  'test/storage/postgres-feed.test.ts', // a PostgreSQL server, two stores on it
+  'test/cli/postgres-store.test.ts', // the command's serve and store copy, on a PostgreSQL server
 ];

@@ -2,9 +2,10 @@
 /**
  * `conversation-model-service`: the service from the command line, shaped after Ollama's.
  *
- *   conversation-model-service serve [--port N] [--host H] [--data-dir DIR] [--log-requests]
+ *   conversation-model-service serve [--port N] [--host H] [--data-dir DIR] [--database-url URL] [--log-requests]
  *   conversation-model-service models list | ps | show <model> | pull <model> | stop <model> | rm <model>
  *   conversation-model-service search <query> [--limit N] [--messages]
+ *   conversation-model-service store copy --from <dir|url> --to <dir|url> [--from-schema S] [--to-schema S]
  *   conversation-model-service version | --version | --help
  *
  * Every command answers `--help`. A wrong command line is one line on stderr and exit status 2; a

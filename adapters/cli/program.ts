@@ -10,6 +10,7 @@ import { modelsShow } from './models/show.js';
 import { modelsStop } from './models/stop.js';
 import { search } from './search.js';
 import { serve } from './serve.js';
+import { store } from './store-copy.js';
 
 /** `models`: the commands that talk to a running server, as Ollama's do. */
 export const models: Command = {
@@ -36,12 +37,13 @@ export const program: Command = {
   path: [],
   summary: `${PROGRAM} ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.`,
   flags: { version: { type: 'boolean', short: 'v', description: 'prints the version' } },
-  commands: [serve, models, search, version],
+  commands: [serve, models, search, store, version],
   details: `Examples:
   ${fullName(serve)} --port 39300 --host 127.0.0.1 --data-dir ./data
   ${fullName(modelsList)}
   ${fullName(modelsPull)} <model>
   ${fullName(search)} "garden plans" --limit 5
+  ${fullName(store)} copy --from ./data --to postgres://me@127.0.0.1:5432/app
   PORT=8080 ${fullName(modelsPs)}`,
   async run({ flags }) {
     process.stdout.write(flags.has('version') ? `${SERVICE_VERSION}\n` : helpText(this));

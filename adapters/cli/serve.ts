@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { FolderInUseError } from '../../src/stores/json-file/folder-lock.js';
 import { type Command, PROGRAM } from './command.js';
-import { CommandFailure } from './failures.js';
+import { CommandFailure, UsageError } from './failures.js';
 import { parsePort } from './port.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './server-address.js';
+import { databaseLocation, describeStore, isFolderInUse, openStore } from './store-location.js';
 
 /** What `serve` needs beside the package: optional peer dependencies, which only it loads. */
 const HTTP_PACKAGES = ['hono', '@hono/node-server'] as const;
@@ -42,10 +43,6 @@ async function loadServer() {
     throw new CommandFailure(`${PROGRAM} serve needs ${HTTP_PACKAGES.join(' and ')} installed beside it: npm install ${names.join(' ')}`);
   }
 }
-
-/** Whether `error` says another process holds the data folder's lock. */
-const isFolderInUse = (error: unknown): error is FolderInUseError =>
-  error instanceof Error && (error as Partial<FolderInUseError>).code === 'DATA_FOLDER_IN_USE';
 
 /** The library's message names its option (`takeOverLock: true`); the command says it with its own flags. */
 const folderInUseMessage = ({ folder, holder }: FolderInUseError) =>
@@ -86,25 +83,42 @@ function stopOnSignals(running: { server: { close(): Promise<void> }; service: {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-/** `serve`: the HTTP server over a data folder, until a signal stops it. */
+/** `serve`: the HTTP server over a data folder or a PostgreSQL database, until a signal stops it. */
 export const serve: Command = {
   path: ['serve'],
-  summary: 'Serves the API over HTTP (default http://127.0.0.1:39300, data in ./data).',
+  summary: 'Serves the API over HTTP (default http://127.0.0.1:39300, data in ./data or in PostgreSQL).',
   flags: {
     port: { type: 'string', short: 'p', value: 'N', description: 'the port to listen on (default: PORT, else 39300; 0 for any free one)' },
     host: { type: 'string', value: 'H', description: 'the address to listen on (default: HOST, else 127.0.0.1)' },
-    'data-dir': { type: 'string', value: 'DIR', description: 'the data folder (default: DATA_DIR, else ./data)' },
+    'data-dir': {
+      type: 'string',
+      value: 'DIR',
+      description: 'the data folder (default: DATA_DIR, else ./data); with a database, the models cache',
+    },
     'log-requests': { type: 'boolean', description: 'prints a line per request' },
     'take-over-lock': {
       type: 'boolean',
       description: 'takes the data folder whoever holds its lock (one left by another machine, say)',
     },
+    'database-url': {
+      type: 'string',
+      value: 'URL',
+      description: 'keeps the data in PostgreSQL, postgres://user:password@host:5432/db (default: DATABASE_URL)',
+    },
+    'database-schema': {
+      type: 'string',
+      value: 'S',
+      description: 'the schema of its tables (default: DATABASE_SCHEMA, else conversation_model_service)',
+    },
   },
-  details: `Environment: PORT, HOST, DATA_DIR (flags win), API_TOKEN (required off loopback), ALLOWED_ORIGINS,
-ALLOWED_HOSTS, DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY, DEFAULT_MODEL.
+  details: `Environment: PORT, HOST, DATA_DIR, DATABASE_URL, DATABASE_SCHEMA (flags win), API_TOKEN (required
+off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS, DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY,
+DEFAULT_MODEL.
 Ctrl-C (SIGINT) or SIGTERM stops it gracefully; another, a second or more later, stops at once.
 One process at a time uses a data folder; --take-over-lock is only for when you know nothing else
-does (two servers writing one folder corrupt it).
+does (two servers writing one folder corrupt it). With a database (which needs the pg package),
+any number of servers may share it; each keeps its own models' cache in --data-dir's models/.
+An unreachable database stops serve (exit 1): it never falls back to the folder.
 Needs hono and @hono/node-server installed beside the package.`,
   async run({ strings, flags }) {
     // The command line is checked before anything loads or opens: a usage error changes nothing.
@@ -116,16 +130,35 @@ Needs hono and @hono/node-server installed beside the package.`,
     // An empty DATA_DIR, HOST or PORT counts as unset, as in the model commands.
     const dataDir = strings['data-dir'] ?? (env.DATA_DIR || 'data');
     const host = strings.host ?? (env.HOST || DEFAULT_HOST);
+    const databaseUrl = strings['database-url'] ?? (env.DATABASE_URL || undefined);
+    const schema = strings['database-schema'] ?? (env.DATABASE_SCHEMA || undefined);
+    const database =
+      databaseUrl === undefined
+        ? undefined
+        : databaseLocation(databaseUrl, schema, strings['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL');
+    if (database && flags.has('take-over-lock'))
+      throw new UsageError('--take-over-lock is for a data folder: a database has no lock to take');
+    if (!database && strings['database-schema'] !== undefined)
+      throw new UsageError('--database-schema needs --database-url (or DATABASE_URL)');
+    // --host counts as HOST: off loopback, downloads may not reach this machine's network.
+    const serviceOptions = serviceOptionsFrom({ ...env, HOST: host }, dataDir);
     let service: Awaited<ReturnType<typeof createService>>;
-    try {
-      // --host counts as HOST: off loopback, downloads may not reach this machine's network.
-      service = await createService({
-        ...serviceOptionsFrom({ ...env, HOST: host }, dataDir),
-        ...(flags.has('take-over-lock') ? { takeOverLock: true } : {}),
-      });
-    } catch (error) {
-      if (isFolderInUse(error)) throw new CommandFailure(folderInUseMessage(error));
-      throw new CommandFailure(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
+    if (database) {
+      // The records in the database; the folder keeps only this process's models' cache.
+      const repository = await openStore(database);
+      try {
+        service = await createService({ ...serviceOptions, repository });
+      } catch (error) {
+        await repository.close();
+        throw error;
+      }
+    } else {
+      try {
+        service = await createService({ ...serviceOptions, ...(flags.has('take-over-lock') ? { takeOverLock: true } : {}) });
+      } catch (error) {
+        if (isFolderInUse(error)) throw new CommandFailure(folderInUseMessage(error));
+        throw new CommandFailure(`Cannot open the data folder ${path.resolve(dataDir)}: ${(error as Error).message}`);
+      }
     }
     const options = { ...serverOptionsFrom(env), host, port: port ?? DEFAULT_PORT };
     let server: Awaited<ReturnType<typeof startHttpServer>>;
@@ -144,7 +177,8 @@ Needs hono and @hono/node-server installed beside the package.`,
       );
     }
     // The full path: a relative one (the default `data`) says nothing of where it is in a log or under a process manager.
-    console.log(`Listening on ${server.url} (data in ${path.resolve(dataDir)})`);
+    const where = database ? `${describeStore(database)}; models in ${path.resolve(dataDir, 'models')}` : path.resolve(dataDir);
+    console.log(`Listening on ${server.url} (data in ${where})`);
     stopOnSignals({ server, service });
   },
 };

@@ -20,6 +20,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
   // that the same request can succeed later (once the data is repaired or restored); the body's
   // code and its `file` and `offset` say what is damaged. No Retry-After: a retry soon fails alike.
   DATA_DAMAGED: 503,
+  // Refused when the store opens, so no request meets it; if one did, the service could not
+  // answer until it is upgraded: on its side, like damaged data.
+  STORE_TOO_NEW: 503,
 };
 
 /** Per-route exceptions to the table, set by a route before it calls the service. */

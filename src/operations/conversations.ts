@@ -238,7 +238,7 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
   const { id, ...changes } = parseInput(conversationUpdateSchema, body, 'Conversation');
   const render = renderOptions(options);
   const now = ctx.now();
-  const snapshot = await ctx.repository.transact(async (tx) => {
+  const conversation = await ctx.repository.transact(async (tx) => {
     const current = await mustGet(tx, 'conversations', id, 'conversation');
     const next: Record<string, unknown> = { ...current, updated: now };
     for (const [field, value] of Object.entries(changes)) {
@@ -246,9 +246,12 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
       if (value === null) delete next[field];
       else next[field] = value;
     }
-    const conversation = next as unknown as ConversationRecord;
-    tx.put('conversations', conversation);
-    return conversationSnapshot(tx, conversation);
+    const updated = next as unknown as ConversationRecord;
+    tx.put('conversations', updated);
+    return updated;
   });
+  // Its messages are read after the write, not in it: a transaction's reads hold their records
+  // (a database locks their rows) until it ends, and the answer needs none of them held.
+  const snapshot = await ctx.repository.read((view) => conversationSnapshot(view, conversation));
   return renderConversationInSlices(snapshot, render);
 }

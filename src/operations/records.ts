@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { CollectionName } from '../records.js';
-import { deleteRecord, link } from '../relations.js';
+import { conversationsNamedBy, deleteRecord, link } from '../relations.js';
 import { parseInput } from '../validate.js';
 import type { ListOf } from '../wire.js';
 import {
@@ -66,7 +66,14 @@ export async function deleteRecordOfKind(ctx: OperationContext, name: RecordKind
   const kind = kindOf(name);
   const id = parseId(recordId, `${kind.resource} id`);
   const now = ctx.now();
+  // The conversations it names are read first in the transaction, before the record itself: the
+  // order every other write takes (a link reads the conversation, then what it links). A store that
+  // locks what a transaction reads (PostgreSQL) then meets no deadlock between deleting a record and
+  // linking it, each of which would cost a wait and a second run. Which ones is read beforehand; one
+  // linked meanwhile is still found by deleteRecord, in the transaction.
+  const before = await ctx.repository.read((view) => view.get(kind.collection, id));
   await ctx.repository.transact(async (tx) => {
+    if (before) await tx.getMany('conversations', conversationsNamedBy(kind.collection, before));
     await mustGet(tx, kind.collection, id, kind.resource);
     await deleteRecord(tx, kind.collection, id, now);
   });

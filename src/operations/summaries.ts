@@ -26,11 +26,13 @@ export async function renameConversation(ctx: OperationContext, conversationId: 
   if (!name) throw nothingToSay(id, 'name');
   if (slices.due) await slices.next();
   const now = ctx.now();
-  const snapshot = await ctx.repository.transact(async (tx) => {
-    const conversation: ConversationRecord = { ...(await mustGet(tx, 'conversations', id, 'conversation')), name, updated: now };
-    tx.put('conversations', conversation);
-    return conversationSnapshot(tx, conversation);
+  const conversation = await ctx.repository.transact(async (tx) => {
+    const renamed: ConversationRecord = { ...(await mustGet(tx, 'conversations', id, 'conversation')), name, updated: now };
+    tx.put('conversations', renamed);
+    return renamed;
   });
+  // Its messages are read after the write, not in it (see updateConversation).
+  const snapshot = await ctx.repository.read((view) => conversationSnapshot(view, conversation));
   return renderConversationInSlices(snapshot, render);
 }
 

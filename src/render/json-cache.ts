@@ -58,6 +58,11 @@ const FIRST_GUESS_ENTRY_BYTES = 4096;
  * than reading and serializing them again. Least recently used entries
  * go first once the cache holds `maxBytes` of JSON.
  *
+ * It follows no change feed (`Repository.changes`), on purpose: the stamps are read from the store
+ * at each hit, so a write acknowledged by another process sharing the store is seen at once, where
+ * a feed delivers it only when this process learns of it; a feed that invalidated entries would
+ * need a `caughtUp` (a round trip, as the stamps are) before each hit to be as fresh.
+ *
  * While there is room, every answer is kept. Once the cache is full, a new answer displaces
  * others only if its conversation was read recently, within as many reads as the cache holds
  * entries: an entry is hit only when its conversation comes back that soon, so reads spread over

@@ -312,6 +312,7 @@ export const errorAnswerSchema = z.strictObject({
       'UNPROCESSABLE',
       'INSUFFICIENT_STORAGE',
       'DATA_DAMAGED',
+      'STORE_TOO_NEW',
       'INTERNAL',
     ]),
     message: z.string(),

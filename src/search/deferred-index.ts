@@ -1,6 +1,5 @@
-import type { ConversationHit, IndexedDocRef, QueryWord, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { ConversationHit, IndexedDocRef, QueryWord, RecordChange, TextHit, TextQuery, TextSearch } from '../ports.js';
 import { HeldWrites } from './held-writes.js';
-import type { RecordChange } from './record-docs.js';
 import type { SearchIndex } from './search-index.js';
 
 /**
@@ -12,16 +11,12 @@ import type { SearchIndex } from './search-index.js';
 export class DeferredSearchIndex implements TextSearch {
   #index: SearchIndex | undefined;
   readonly #writes = new HeldWrites((changes) => this.#index!.apply(changes));
-  readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
   /** Settles once the index is there (rejects if it could be neither read nor built). */
   readonly ready: Promise<SearchIndex>;
 
   constructor(open: () => Promise<SearchIndex>) {
     const release = this.#writes.hold();
     this.ready = open().then((index) => {
-      index.watch((changes) => {
-        for (const listener of this.#listeners) listener(changes);
-      });
       this.#index = index;
       release();
       return index;
@@ -41,11 +36,6 @@ export class DeferredSearchIndex implements TextSearch {
 
   async searchConversations(query: TextQuery): Promise<ConversationHit[]> {
     return (await this.ready).searchConversations(query);
-  }
-
-  watch(listener: (changes: readonly RecordChange[]) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
   }
 
   async documents(): Promise<Iterable<IndexedDocRef>> {

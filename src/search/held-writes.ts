@@ -1,4 +1,4 @@
-import type { RecordChange } from './record-docs.js';
+import type { RecordChange } from '../ports.js';
 
 /**
  * Committed writes on their way to an index that cannot always take them at once (it is still

@@ -1,8 +1,8 @@
 import { createHmac, type Hmac, timingSafeEqual } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
+import { writeBuffersAtomically } from '../files/durable-fs.js';
+import { openOwnFileToRead, type Warn } from '../files/own-files.js';
 import { runInSlices, Slices } from '../slices.js';
-import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
-import { openOwnFileToRead, type Warn } from '../stores/json-file/own-files.js';
 import type { FlushLimits } from './term-dictionary.js';
 import { BLOCK_TERMS, TermSegment, validateSegment } from './term-segment.js';
 import { type IndexParts, TextIndex } from './text-index.js';
@@ -50,7 +50,7 @@ export interface IndexFileHeader {
  * index holds them, so that reading it back is reading bytes. `covers` says which writes of the
  * store it holds, `unindexed` how many of the store's messages it lacks by design (see
  * {@link IndexFileHeader}); `store` (the store's id) keys its checksum. `warn` hears of an entry found where
- * the temporary file goes (see own-files.ts). The checksum is computed a slice at
+ * the temporary file goes (see src/files/own-files.ts). The checksum is computed a slice at
  * a time, and the file written a MiB at a time.
  */
 export async function writeIndexFile(

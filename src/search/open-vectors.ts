@@ -1,16 +1,18 @@
 import path from 'node:path';
 import { readSkippingDamaged } from '../damaged-records.js';
-import type { Embedder, IndexedDocRef, Repository, TextSearch } from '../ports.js';
+import type { Embedder, IndexedDocRef, Repository } from '../ports.js';
+import type { SearchableRepository } from './indexed-repository.js';
 import { VectorIndex } from './vector-index.js';
 
 /**
  * The vectors of meaning of a service: loaded from `folder` (one file per embedding model),
  * checked against the text index's documents (those missing are queued, those gone dropped), and
- * fed every committed write from then on.
+ * fed every committed write from then on, through the store's change feed (other processes'
+ * writes too, when they share the store).
  */
 export async function openVectors(
   embedder: Embedder,
-  repository: Repository & { readonly search: TextSearch },
+  repository: SearchableRepository,
   options: { folder?: string; logger: { warn(message: string): void }; reconcile: boolean },
 ): Promise<VectorIndex> {
   const vectors = new VectorIndex({
@@ -20,7 +22,9 @@ export async function openVectors(
     readTexts: (docs) => readTexts(repository, docs),
   });
   await vectors.load();
-  repository.search.watch?.((changes) => vectors.apply(changes));
+  // After the text index has taken each batch (the store's own, or the one `withSearch` keeps):
+  // the check below never drops a vector of a write the index does not hold yet.
+  repository.changes.subscribe((batch) => vectors.apply(batch.changes));
   // Checked once the text index is there (a store reads it in the background): not awaited here.
   if (options.reconcile && repository.search.documents) {
     repository.search.documents().then(

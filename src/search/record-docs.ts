@@ -1,12 +1,7 @@
+import type { RecordChange } from '../ports.js';
 import type { AnnotationRecord, CollectionName, ConversationRecord, MessageRecord } from '../records.js';
-import type { Field, IndexedDoc } from './text-index.js';
-
-/** A committed write of one record: the record as it is now, or null once deleted. */
-export interface RecordChange {
-  readonly collection: CollectionName;
-  readonly id: string;
-  readonly record: object | null;
-}
+import type { Field } from '../search-types.js';
+import type { IndexedDoc } from './text-index.js';
 
 /** The collections whose records the index holds, and the field each record is. */
 export const INDEXED_COLLECTIONS: ReadonlySet<CollectionName> = new Set(['messages', 'conversations', 'annotations']);

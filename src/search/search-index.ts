@@ -1,9 +1,9 @@
 import { readSkippingDamaged } from '../damaged-records.js';
-import type { ConversationHit, IndexedDocRef, QueryWord, ReadView, TextHit, TextQuery, TextSearch } from '../ports.js';
+import type { ConversationHit, IndexedDocRef, QueryWord, ReadView, RecordChange, TextHit, TextQuery, TextSearch } from '../ports.js';
 import type { ConversationRecord } from '../records.js';
 import { runInSlices, Slices } from '../slices.js';
 import { HeldWrites } from './held-writes.js';
-import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
+import { INDEXED_COLLECTIONS, indexActions } from './record-docs.js';
 import { TextIndex } from './text-index.js';
 
 /** Records read at once while building an index from a store. */
@@ -36,12 +36,11 @@ export class SearchIndex implements TextSearch {
     this.#index = index;
   }
 
-  readonly #listeners = new Set<(changes: readonly RecordChange[]) => void>();
   readonly #writes = new HeldWrites((changes) => this.#applyNow(changes));
   /** Settles when the last search (or other reader) queued is done. */
   #queue: Promise<void> = Promise.resolve();
 
-  /** Applies committed writes, in commit order (once the search under way is done, if one is), and tells the watchers. */
+  /** Applies committed writes, in commit order (once the search under way is done, if one is). */
   apply(changes: readonly RecordChange[]): void {
     this.#writes.apply(changes);
   }
@@ -54,17 +53,17 @@ export class SearchIndex implements TextSearch {
         else this.index.remove(action.remove, action.id);
       }
     }
-    for (const listener of this.#listeners) listener(changes);
   }
 
-  watch(listener: (changes: readonly RecordChange[]) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
+  /**
+   * Every document the index holds, once every write it was given before the call is applied (in
+   * a turn of its own, as a search: writes held by a search under way are in).
+   */
   async documents(): Promise<Iterable<IndexedDocRef>> {
-    await this.index.current();
-    return this.index.documents();
+    return this.#inTurn(async () => {
+      await this.index.current();
+      return this.index.documents();
+    });
   }
 
   /** Applies committed writes as {@link apply} does, a slice at a time (a journal's worth of writes caught up at a start). */

@@ -1,15 +1,14 @@
+import type { ConversationHit, Field, QueryWord, TextHit, TextQuery, TimeRange } from '../search-types.js';
 import { nextTurn, runAtOnce, runInSlices, Slices } from '../slices.js';
 import { grown } from '../typed-arrays.js';
 import { DocList } from './doc-list.js';
 import { SearchBudget } from './search-budget.js';
 import { type FlushLimits, TermDictionary, type TermPostings } from './term-dictionary.js';
 import { MAX_DOCS, TermSegment } from './term-segment.js';
-import { forEachTermOfWord, type QueryWord, uncachedTermOf } from './tokens.js';
+import { forEachTermOfWord, uncachedTermOf } from './tokens.js';
 import { topOf } from './top-scores.js';
 import { WordLists } from './word-lists.js';
 
-/** What a document of the index is: a message (the user's or another role's), a conversation's name, an annotation. */
-export type Field = 'userMessage' | 'message' | 'name' | 'annotation';
 /** The fields in the order of their numbers (how the tables and files hold them). */
 export const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
 export const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
@@ -27,59 +26,6 @@ export interface IndexedDoc {
   /** Milliseconds since 1970. */
   readonly created: number;
   readonly updated: number;
-}
-
-/** Times a query keeps: inclusive bounds in milliseconds since 1970. */
-export interface TimeRange {
-  readonly from?: number;
-  readonly to?: number;
-}
-
-/** A search of the index. */
-export interface TextQuery {
-  /** The query as typed, for stores that tokenize it themselves. */
-  readonly text: string;
-  /** Its words, tokenized as the index's documents are. */
-  readonly words: readonly QueryWord[];
-  /** Also find longer words that start with the last word (it is still being typed). */
-  readonly prefix: boolean;
-  /** Also find words one typo away from a word the index does not hold. Default true. */
-  readonly fuzzy?: boolean;
-  /** Only this conversation's documents. */
-  readonly conversation?: string;
-  /** Only documents (for conversations: conversations) created, or updated, within these times. */
-  readonly created?: TimeRange;
-  readonly updated?: TimeRange;
-  /** At most this many hits, best first. */
-  readonly limit: number;
-  /**
-   * The work the request this query is part of may still do, shared by its queries (see
-   * `SEARCH_BUDGET`): expansions stop, and walking postings past it is refused with
-   * PAYLOAD_TOO_LARGE. A query without one has a budget of its own.
-   */
-  readonly budget?: SearchBudget;
-  /**
-   * The request's clock (`src/slices.ts`): a search that gives other requests a turn whenever its
-   * slice is used up goes on with the slice its request started (its other engines included),
-   * rather than a slice of its own. A query without one starts a slice of its own.
-   */
-  readonly slices?: Slices;
-}
-
-/** A document found: its id, conversation and score (0–1: how much of the query's weight it holds). */
-export interface TextHit {
-  readonly id: string;
-  readonly field: Field;
-  readonly conversation: string | undefined;
-  readonly similarity: number;
-}
-
-/** A conversation found, with its messages and annotations that match (best first). */
-export interface ConversationHit {
-  readonly id: string;
-  readonly similarity: number;
-  readonly messages: readonly TextHit[];
-  readonly annotations: readonly TextHit[];
 }
 
 // BM25's usual constants.

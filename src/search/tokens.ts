@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { QueryWord } from '../search-types.js';
 
 // The Porter2 stemmer that ships inside wink-eng-lite-web-model (already a dependency, for the
 // summarizer): English words lose their endings, so "installing" finds "installed".
@@ -165,14 +166,6 @@ export function termsOf(text: string): string[] {
   const terms: string[] = [];
   forEachTerm(text, (term) => terms.push(term));
   return terms;
-}
-
-/** One word of a query: the terms it stands for, and what it was typed as (for prefixes and typos). */
-export interface QueryWord {
-  /** Its terms as the index holds them (see {@link forEachTerm}). */
-  readonly terms: readonly string[];
-  /** Lower-cased as typed: the start of longer words when it is the last word and still being typed. */
-  readonly typed: string;
 }
 
 /** Words of a query read at most: a longer query is cut (it stays a search, not a workload). */

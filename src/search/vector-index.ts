@@ -1,12 +1,13 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import type { Embedder, IndexedDocRef } from '../ports.js';
+import { writeBuffersAtomically } from '../files/durable-fs.js';
+import { openOwnFileToRead } from '../files/own-files.js';
+import type { Embedder, IndexedDocRef, RecordChange } from '../ports.js';
+import type { Field } from '../search-types.js';
 import { Slices } from '../slices.js';
-import { writeBuffersAtomically } from '../stores/json-file/durable-fs.js';
-import { openOwnFileToRead } from '../stores/json-file/own-files.js';
 import { grown } from '../typed-arrays.js';
-import { INDEXED_COLLECTIONS, indexActions, type RecordChange } from './record-docs.js';
-import { FIELD_NUMBER, FIELDS, type Field } from './text-index.js';
+import { INDEXED_COLLECTIONS, indexActions } from './record-docs.js';
+import { FIELD_NUMBER, FIELDS } from './text-index.js';
 
 /** Options of {@link VectorIndex}. */
 export interface VectorIndexOptions {
@@ -93,7 +94,7 @@ interface Header {
  * annotations; one per field and record id), for search by meaning beside search by words.
  *
  * Writes are never held up by it: {@link apply} (called in the store's write path, through
- * `TextSearch.watch`) only queues what changed, and a worker in the background embeds the queue a
+ * the store's change feed, `Repository.changes`) only queues what changed, and a worker in the background embeds the queue a
  * batch at a time. A server that fails is said once per streak of failures and retried with
  * backoff; what it failed on stays queued. Vectors are kept unit length (a dot product is the
  * cosine) in one growing Float32Array, rows reused once freed: a document costs its vector and a

@@ -1,22 +1,21 @@
 import { frozenCopy } from '../frozen.js';
-import type { ReadView, Transaction } from '../ports.js';
+import type { ReadView, RecordChange, Transaction } from '../ports.js';
 import type { CollectionName } from '../records.js';
 import { pageOfArray } from './record-tables.js';
-
-/** One write of a transaction: the record to store, or null to delete it. */
-export interface Change {
-  readonly collection: CollectionName;
-  readonly id: string;
-  readonly record: object | null;
-}
 
 /**
  * A transaction over `committed` whose writes are collected, not applied: reads see them first,
  * then the committed records. The store applies `changes()` once the transaction's function has
  * returned; if it throws, they are dropped and nothing was touched. Records are copied and frozen
- * as they are put (refusing what is not JSON), so the caller's objects never become stored ones.
+ * as they are put (refusing what is not JSON with ServiceError `INVALID_INPUT`), so the caller's
+ * objects never become stored ones.
+ *
+ * `changes()` holds each record written once, as the transaction left it (the record, or null for
+ * a delete): what the store writes, and what its change feed delivers. Inside the transaction,
+ * `versions` answers 0 for a record it wrote (no stamp until committed) and undefined for one it
+ * deleted; `list` of a collection it wrote reads the whole committed collection to merge them.
  */
-export function bufferedTransaction(committed: ReadView): { tx: Transaction; changes(): Change[] } {
+export function bufferedTransaction(committed: ReadView): { tx: Transaction; changes(): RecordChange[] } {
   const pending = new Map<CollectionName, Map<string, object | null>>();
   const pendingOf = (collection: CollectionName) => {
     let map = pending.get(collection);
@@ -83,7 +82,7 @@ export function bufferedTransaction(committed: ReadView): { tx: Transaction; cha
   return {
     tx,
     changes() {
-      const changes: Change[] = [];
+      const changes: RecordChange[] = [];
       for (const [collection, records] of pending) for (const [id, record] of records) changes.push({ collection, id, record });
       return changes;
     },
@@ -97,6 +96,7 @@ export function bufferedTransaction(committed: ReadView): { tx: Transaction; cha
 export class TransactionQueue {
   #tail: Promise<unknown> = Promise.resolve();
 
+  /** Runs `work` once every transaction asked for before it has settled; answers what it answers, or rejects as it does. */
   run<T>(work: () => Promise<T>): Promise<T> {
     const result = this.#tail.then(work);
     this.#tail = result.catch(() => undefined);

@@ -1,6 +1,7 @@
 import type { Repository } from '../ports.js';
 import { SearchIndex } from '../search/search-index.js';
 import { bufferedTransaction, TransactionQueue } from './buffered-transaction.js';
+import { ChangeEmitter } from './change-emitter.js';
 import { RecordTables } from './record-tables.js';
 
 /**
@@ -12,18 +13,22 @@ export function createMemoryRepository(): Repository {
   const view = tables.view();
   const queue = new TransactionQueue();
   const search = new SearchIndex();
+  const changes = new ChangeEmitter();
   return {
     search,
+    changes,
     async read(fn) {
       return fn(view);
     },
     transact(fn) {
       return queue.run(async () => {
-        const { tx, changes } = bufferedTransaction(view);
+        const { tx, changes: buffered } = bufferedTransaction(view);
         const result = await fn(tx);
-        const written = changes();
+        const written = buffered();
         for (const { collection, id, record } of written) tables.set(collection, id, record);
+        // Searchable first: what follows the feed (vectors of meaning) finds it in the index.
         search.apply(written);
+        changes.emit(written);
         return result;
       });
     },

@@ -96,7 +96,12 @@ function cursorOrder(cursor: string): number {
   return order;
 }
 
-/** The first `limit` of `records` after `offset`, with `next` when more follow. */
+/**
+ * The page of `records` (in their order) that `page` asks for: its `limit` records after `offset`,
+ * starting after the cursor `after`, with `next` when more follow. The cursor is the position
+ * after the page's last record: for a list that only grows at its end (a store's records in
+ * insertion order, deletions aside).
+ */
 export function pageOfArray<T>(records: readonly T[], page: PageRequest = {}): Page<T> {
   const start = (page.after === undefined ? 0 : Number(page.after)) + (page.offset ?? 0);
   const end = Math.min(records.length, start + (page.limit ?? Infinity));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PageRequest, ReadView, Repository, Transaction } from '../ports.js';
 import { COLLECTION_NAMES, type ConversationRecord } from '../records.js';
+import { describeChangeFeedContract, type FeedTest } from './change-feed-contract.js';
 import { conversationRecord, sampleRecord } from './records.js';
 
 /** How {@link describeRepositoryContract} runs. */
@@ -12,6 +13,13 @@ export interface RepositoryContractOptions {
    * the same record. Default 20.
    */
   readonly concurrentTransactions?: number;
+  /**
+   * Whether the store offers a change feed (`Repository.changes`), which the suite then holds to
+   * its contract. Default true: a store that other processes write to must have one. Pass false
+   * for a store that only this service writes to and that has none: the feed's tests are then
+   * listed as skipped, saying so.
+   */
+  readonly changeFeed?: boolean;
 }
 
 /**
@@ -45,6 +53,11 @@ export interface RepositoryContractOptions {
  *   transaction has, inside it, a version other than its committed one.
  * - Transactions that read, await, then write the same record lose no update, even twenty of
  *   them started at once.
+ * - The change feed (`Repository.changes`, unless `changeFeed: false`): one batch per committed
+ *   transaction that wrote something, numbered increasingly, each record once as the transaction
+ *   left it (or later), delivered after the commit (a read the listener starts sees it); nothing
+ *   for a failed transaction; `caughtUp` resolves once every batch committed before it is
+ *   delivered, with the last one's number; a listener unsubscribed is called no more.
  * Closing and reopening (durability) is not part of the contract: each store tests that itself.
  */
 export function describeRepositoryContract(name: string, open: () => Promise<Repository>, options: RepositoryContractOptions = {}): void {
@@ -61,6 +74,17 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
   /** One contract test: it opens a fresh repository and closes it after. */
   const contract = (title: string, test: (repository: Repository) => Promise<void>) =>
     it(title, () => withRepository(test), options.timeout);
+  /** One contract test of the change feed: the store must have one. */
+  const feedContract: FeedTest = (title, test) => {
+    if (options.changeFeed === false) return it.skip(`${title} (changeFeed: false: the store has no change feed)`);
+    contract(title, async (repository) => {
+      expect(
+        repository.changes,
+        'the store has a change feed (Repository.changes); pass { changeFeed: false } if it has none',
+      ).toBeDefined();
+      await test(repository, repository.changes!);
+    });
+  };
 
   describe(`Repository contract: ${name}`, () => {
     describe('reads and writes', () => {
@@ -615,6 +639,8 @@ export function describeRepositoryContract(name: string, open: () => Promise<Rep
         },
       );
     });
+
+    describe('change feed', () => describeChangeFeedContract(feedContract, concurrentTransactions));
 
     describe('records', () => {
       contract('answers deep-frozen records from every read, in and out of transactions', async (repository) => {

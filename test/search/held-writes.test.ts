@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { RecordChange } from '../../src/ports.js';
 import { HeldWrites } from '../../src/search/held-writes.js';
-import type { RecordChange } from '../../src/search/record-docs.js';
 
 const change = (id: string): RecordChange[] => [{ collection: 'messages', id, record: null }];
 

@@ -1,24 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryRepository, createService, type Repository } from '../../src/index.js';
+import { createMemoryRepository, createService, type ReadView, type Repository } from '../../src/index.js';
 import { createFakeSummarizer } from '../../src/summarizers/fake.js';
 import { conversationWith, said } from '../helpers/service.js';
 
-/** A memory store without its own index, whose `list` fails while `failing` is set. */
+/** A memory store without its own index (nor a change feed), whose `list` fails while `failing` is set. */
 function storeOfYourOwn() {
   const inner = createMemoryRepository();
   const state = { failing: false };
+  const failing = <V extends ReadView>(view: V): V => ({
+    ...view,
+    list: async (collection, page) => {
+      if (state.failing) throw new Error('disk went away');
+      return view.list(collection, page);
+    },
+  });
   const repository: Repository = {
-    read: (fn) => inner.read(fn),
-    transact: (fn) =>
-      inner.transact((tx) =>
-        fn({
-          ...tx,
-          list: async (collection, page) => {
-            if (state.failing) throw new Error('disk went away');
-            return tx.list(collection, page);
-          },
-        }),
-      ),
+    read: (fn) => inner.read((view) => fn(failing(view))),
+    transact: (fn) => inner.transact((tx) => fn(failing(tx))),
     close: () => inner.close(),
   };
   return { repository, state };

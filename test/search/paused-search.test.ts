@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MessageRecord, TextQuery } from '../../src/index.js';
-import type { RecordChange } from '../../src/search/record-docs.js';
+import type { RecordChange } from '../../src/ports.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { queryWords } from '../../src/search/tokens.js';
 import { messageRecord } from '../../src/testing/records.js';

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { Warn } from '../../files/own-files.js';
 import type { ConversationRecord } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { crc32 } from './crc32.js';
@@ -7,7 +8,6 @@ import { hintPath, messageFilePath, writeHint, writeMessageFile } from './messag
 import type { Location } from './message-index.js';
 import type { MessageReader } from './message-reader.js';
 import type { CapturedMessage, CapturedMessages } from './message-store.js';
-import type { Warn } from './own-files.js';
 
 /** What a compaction wrote for the messages. */
 export interface WrittenMessageFiles {

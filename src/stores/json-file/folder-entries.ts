@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { describeEntry, notOwn, removeEntry, type Warn } from './own-files.js';
+import { describeEntry, notOwn, removeEntry, type Warn } from '../../files/own-files.js';
 
 /** The store's data, beside the snapshot `db.json`: `''` (itself), `.bak`, and its journal, message and hint files. */
 const DATA = /^(|\.bak|\.(journal|messages|hint)-\d+)$/;
@@ -15,7 +15,7 @@ const LOCK = /^\.lock(\.takeover)?$/;
  * error naming the entry (a link planted in the place of the journal would have the next write go
  * wherever it points); temporary files (`.tmp`, left by a write cut short, or planted) and derived
  * files that are not regular files are removed, one log line each. Files opened later are opened
- * without following links too (own-files.ts): this check makes the refusal early and whole.
+ * without following links too (src/files/own-files.ts): this check makes the refusal early and whole.
  */
 export async function checkFolderEntries(file: string, warn: Warn): Promise<void> {
   const folder = path.dirname(file);

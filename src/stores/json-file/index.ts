@@ -3,10 +3,11 @@ import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
-import type { ReadView, Repository } from '../../ports.js';
+import type { ReadView, RecordChange, Repository } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName, type ConversationRecord, type MessageRecord } from '../../records.js';
 import { Slices } from '../../slices.js';
-import { bufferedTransaction, type Change, TransactionQueue } from '../buffered-transaction.js';
+import { bufferedTransaction, TransactionQueue } from '../buffered-transaction.js';
+import { ChangeEmitter } from '../change-emitter.js';
 import { recordProblem } from '../record-checks.js';
 import { pageOfRows, RecordTables } from '../record-tables.js';
 import { Backoff } from './backoff.js';
@@ -204,7 +205,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   };
   // Transactions applied in memory whose journal lines are not on disk yet, oldest first, with
   // the records they replaced: a failed write undoes them, so memory holds what the disk holds.
-  const unsettled: { seq: number; before: Change[] }[] = [];
+  const unsettled: { seq: number; before: RecordChange[] }[] = [];
   // Counts roll-backs: a transaction whose function was running when one came may have read what
   // was undone, so it runs again.
   let rollBacks = 0;
@@ -344,6 +345,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const check = new StoreCheck(messages, logger);
 
   const queue = new TransactionQueue();
+  // Every write, once on disk: what indexes beside the records follow (Repository.changes).
+  const feed = new ChangeEmitter((error) => logger.warn(`A change feed listener failed: ${(error as Error)?.message ?? error}`));
 
   async function close(): Promise<void> {
     if (closed) return;
@@ -365,6 +368,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       return fn(view);
     },
     ...(search ? { search } : {}),
+    changes: feed,
     health: () => ({ check: check.progress, damaged: messages.damage.files() }),
     async transact(fn) {
       const applied = await queue.run(async () => {
@@ -418,6 +422,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       if (settled !== -1) unsettled.splice(0, settled + 1);
       // Searchable from the moment the write is acknowledged, never before it is on disk.
       searchFile?.apply(changes, logger);
+      feed.emit(changes);
       const messageIds = changes.filter((change) => change.collection === 'messages').map((change) => change.id);
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes) && retry.due()) void compact();
@@ -428,7 +433,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 }
 
 /** Applies committed changes: records to the tables, messages held until they are addressed on disk. */
-function apply(tables: RecordTables, messages: MessageStore, changes: readonly Change[], seq: number): void {
+function apply(tables: RecordTables, messages: MessageStore, changes: readonly RecordChange[], seq: number): void {
   for (const { collection, id, record } of changes) {
     if (collection === 'messages') messages.hold(id, record as MessageRecord | null, seq);
     else tables.set(collection, id, record);
@@ -440,7 +445,7 @@ function apply(tables: RecordTables, messages: MessageStore, changes: readonly C
  * changed, else the record. Messages are always written whole, so the keydir can address them in
  * the journal line.
  */
-function* journalChanges(changes: readonly Change[], before: readonly Change[]): Generator<JournalChange> {
+function* journalChanges(changes: readonly RecordChange[], before: readonly RecordChange[]): Generator<JournalChange> {
   for (let i = 0; i < changes.length; i++) {
     const change = changes[i]!;
     const previous = before[i]!.record;
@@ -463,7 +468,7 @@ function replayed(
   version: number,
   journal: string,
   seq: number,
-): Change {
+): RecordChange {
   const [collection, id, value] = change;
   if (change[3] !== 'patch') return { collection, id, record: value && migrateRecord(collection, value as object, version) };
   const current = collection === 'messages' ? messages.current(id) : tables.rows(collection).get(id)?.record;

@@ -1,13 +1,14 @@
 import { type FileHandle, unlink } from 'node:fs/promises';
 import path, { basename } from 'node:path';
 import { dataDamaged } from '../../errors.js';
+import { syncFolder } from '../../files/durable-fs.js';
+import { createOwnFile, openOwnFileToAppend, readOwnFile, truncateOwnFile, type Warn } from '../../files/own-files.js';
+import { writeAll } from '../../files/write-all.js';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
 import { checkLine, checksumEnd, withChecksum } from './checked-lines.js';
 import { crc32 } from './crc32.js';
-import { syncFolder } from './durable-fs.js';
-import { createOwnFile, openOwnFileToAppend, readOwnFile, truncateOwnFile, type Warn } from './own-files.js';
 import type { RecordPatch } from './record-patch.js';
 
 /**
@@ -98,22 +99,6 @@ export interface RecordSpan {
   readonly crc: number;
 }
 
-/** Writes every byte of `buffers` at the end of the file, or throws: a short write is retried, never ignored. */
-export async function writeAll(handle: FileHandle, buffers: readonly Buffer[]): Promise<number> {
-  let pending = buffers.filter((buffer) => buffer.length > 0);
-  let total = 0;
-  while (pending.length > 0) {
-    const { bytesWritten } = await handle.writev(pending);
-    if (bytesWritten === 0) throw Object.assign(new Error('The disk accepted no more bytes.'), { code: 'ENOSPC' });
-    total += bytesWritten;
-    // Drop what was written; the rest goes again.
-    let skip = bytesWritten;
-    while (pending.length > 0 && skip >= pending[0]!.length) skip -= pending.shift()!.length;
-    if (skip > 0) pending = [pending[0]!.subarray(skip), ...pending.slice(1)];
-  }
-  return total;
-}
-
 interface Deferred<T = void> {
   resolve(value: T): void;
   reject(error: unknown): void;
@@ -165,7 +150,7 @@ export class JournalWriter {
 
   /**
    * Opens `file`, journal number `index`, to append to it, creating it if missing; its lines must
-   * all be whole. A link in its place is refused (see own-files.ts); `warn` says what a rotation
+   * all be whole. A link in its place is refused (see src/files/own-files.ts); `warn` says what a rotation
    * found in the place of the next file.
    */
   static async open(file: string, durable: boolean, index: number, warn: Warn): Promise<JournalWriter> {

@@ -1,10 +1,10 @@
 import path from 'node:path';
+import { syncFolder, writeNewFile } from '../../files/durable-fs.js';
+import { readOwnFile, type Warn } from '../../files/own-files.js';
+import { writeAll } from '../../files/write-all.js';
 import { Slices } from '../../slices.js';
 import { checkLine, withChecksum } from './checked-lines.js';
-import { syncFolder, writeNewFile } from './durable-fs.js';
-import { writeAll } from './journal.js';
 import type { Location } from './message-index.js';
-import { readOwnFile, type Warn } from './own-files.js';
 
 /** Paths of the store's files, all beside the snapshot `file`. */
 export const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
@@ -12,7 +12,7 @@ export const messageFilePath = (file: string, index: number) => `${file}.message
 export const hintPath = (file: string, index: number) => `${file}.hint-${String(index).padStart(6, '0')}`;
 
 /**
- * Writes a message file, a new one (see own-files.ts): one record per line, as the journal wrote
+ * Writes a message file, a new one (see src/files/own-files.ts): one record per line, as the journal wrote
  * them, each given with the CRC-32 it must have (carried, not computed: a damaged record copied
  * stays damaged). Answers each record's location, index for index, once the file is flushed to disk.
  */
@@ -168,7 +168,7 @@ export async function readHint(
 const isFileList = (value: unknown): value is number[] =>
   Array.isArray(value) && value.every((number) => Number.isSafeInteger(number) && number > 0);
 
-/** Writes a hint file, a new one (see own-files.ts), each line (JSON objects' texts) with its checksum, and flushes it. */
+/** Writes a hint file, a new one (see src/files/own-files.ts), each line (JSON objects' texts) with its checksum, and flushes it. */
 export async function writeHint(
   target: string,
   header: HintHeader,

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openOwnFileToReadSync } from '../../files/own-files.js';
 import { crc32 } from './crc32.js';
 import { journalPath, messageFilePath } from './message-files.js';
 import type { Location } from './message-index.js';
-import { openOwnFileToReadSync } from './own-files.js';
 
 const parseOrUndefined = (text: string): unknown => {
   try {

@@ -1,9 +1,8 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ReadView } from '../../ports.js';
+import type { ReadView, RecordChange } from '../../ports.js';
 import { DeferredSearchIndex } from '../../search/deferred-index.js';
 import { readIndexFile, readIndexHeader, tooLarge, writeIndexFile } from '../../search/index-file.js';
-import type { RecordChange } from '../../search/record-docs.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { DocCounts } from '../../search/text-index.js';
 

@@ -1,12 +1,12 @@
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Adapter } from 'lowdb';
+import { replaceFileAtomically } from '../../files/durable-fs.js';
+import { openOwnFileToRead, type Warn } from '../../files/own-files.js';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { Slices } from '../../slices.js';
 import { recordProblem } from '../record-checks.js';
-import { replaceFileAtomically } from './durable-fs.js';
 import { JSON_FILE_FORMAT_VERSION } from './migrations.js';
-import { openOwnFileToRead, type Warn } from './own-files.js';
 
 /** The snapshot file: every collection as an array of records, one record per line. */
 export type SnapshotData = {

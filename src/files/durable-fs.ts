@@ -1,7 +1,7 @@
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeAll } from './journal.js';
 import { createOwnFile, type Warn } from './own-files.js';
+import { writeAll } from './write-all.js';
 
 /**
  * Flushes a folder's entry table, so a rename or a new file inside it survives a power cut.

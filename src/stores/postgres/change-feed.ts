@@ -1,0 +1,264 @@
+import type { ChangeBatch, ChangeFeed, ReadView, RecordChange } from '../../ports.js';
+import type { CollectionName } from '../../records.js';
+import { ChangeEmitter } from '../change-emitter.js';
+import type { PostgresClient, PostgresPool } from './pool.js';
+import type { Statements } from './statements.js';
+import { fromText } from './texts.js';
+import type { CommitObserver } from './transaction.js';
+
+/** How often the feed polls without a notification: a safety net for a notification lost. */
+const SAFETY_POLL_MS = 5_000;
+/** The listening connection's reconnect waits: 1 s, doubling, at most 30 s. */
+const FIRST_RETRY_MS = 1_000;
+const LAST_RETRY_MS = 30_000;
+/** Pruning of `changes` (rows older than a day) runs at most this often. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Xids remembered while not following (no subscriber yet): enough for the transactions under way. */
+const UNFOLLOWED_DELIVERED = 1024;
+
+/**
+ * The change feed of a PostgreSQL store: this process's transactions, delivered as they commit
+ * (before `transact` resolves), and every instance's, read from the `changes` table that each
+ * transaction writes (see Statements.logChanges).
+ *
+ * The feed's position is a transaction id `W`: every change of a transaction below it has been
+ * delivered, and `delivered` holds the transactions at or past it delivered already. A poll reads
+ * the changes from `W` on in one statement, whose snapshot also gives the oldest transaction still
+ * running (`xmin`): the statement sees every transaction committed before it, and none below
+ * `xmin` can commit any more, so `W` moves up to `xmin` and nothing committed is ever passed over.
+ * Each new transaction's records are read back (as they are now, which the contract allows) and
+ * delivered as one batch, in transaction id order. Batches are numbered by this process's
+ * {@link ChangeEmitter}, never by transaction ids.
+ *
+ * The first subscription starts following: the position is where the database is then (earlier
+ * changes are not delivered), one connection of the pool is held to LISTEN on the schema's channel
+ * and polls on each notification, and a poll runs every few seconds besides. When that connection
+ * fails it is dropped, another is opened after 1 s (doubling to 30 s), and the feed polls from its
+ * position: a reconnect resyncs, it never skips. Rows of `changes` older than a day are pruned (at
+ * most once an hour): an instance away longer rebuilds what follows the feed.
+ */
+export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
+  readonly #emitter = new ChangeEmitter();
+  /** W: every change below it delivered. Undefined until following. */
+  #position: bigint | undefined;
+  readonly #delivered = new Set<bigint>();
+  /** This process's transactions between their last statement and the end of their COMMIT: left to `committed`. */
+  readonly #committing = new Set<bigint>();
+  #starting: Promise<void> | undefined;
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #listener: PostgresClient | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #retryMs = FIRST_RETRY_MS;
+  #lastPrune = 0;
+  #closed = false;
+  /** Whether anyone subscribed: then the feed follows the database. */
+  #following = false;
+
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly view: ReadView,
+    private readonly statements: Statements,
+    private readonly channel: string,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  subscribe(listener: (batch: ChangeBatch) => void): () => void {
+    const stop = this.#emitter.subscribe(listener);
+    this.#following = true;
+    if (!this.#closed) this.#start().catch((error) => this.warn(`The change feed could not start: ${(error as Error).message}`));
+    return stop;
+  }
+
+  /** Polls (after the poll under way, if any) and answers the last batch's number; rejects when the database cannot be reached. */
+  async caughtUp(): Promise<number> {
+    if (this.#following && !this.#closed) {
+      await this.#start();
+      await this.poll();
+    }
+    return this.#emitter.seq;
+  }
+
+  /**
+   * Settles once the feed's starting position is known (at once when not starting): a read started
+   * after `subscribe` waits for it, so that a write it does not see is delivered.
+   */
+  async ready(): Promise<void> {
+    await this.#starting?.catch(() => undefined);
+  }
+
+  committing(xid: bigint): void {
+    this.#committing.add(xid);
+  }
+
+  async committed(xid: bigint, changes: readonly RecordChange[] | undefined): Promise<void> {
+    if (changes === undefined) {
+      this.#committing.delete(xid);
+      return;
+    }
+    // Delivered in turn with the polls, with its records read back as they are now, as a poll
+    // delivers them: a poll that ran after the commit may have delivered a later state of one of
+    // them already, and the state the transaction left must not follow it.
+    await this.#inTurn(async () => {
+      this.#committing.delete(xid);
+      if (this.#position === undefined && this.#delivered.size >= UNFOLLOWED_DELIVERED) this.#delivered.clear();
+      this.#delivered.add(xid);
+      const records = await this.#readBack(changes);
+      this.#emitter.emit(
+        changes.map(({ collection, id }) => ({ collection, id, record: records.get(`${collection}\u0000${id}`) ?? null })),
+      );
+    });
+  }
+
+  /** Deliveries one at a time, in the order asked for: each reads its records after the one before has delivered. */
+  #turns: Promise<unknown> = Promise.resolve();
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#turns.then(work);
+    this.#turns = result.catch(() => undefined);
+    return result;
+  }
+
+  /** The records of these changes as the store holds them now (null for one deleted), by `collection\0id`. */
+  async #readBack(changes: Iterable<{ collection: CollectionName; id: string }>): Promise<Map<string, object | null>> {
+    const wanted = new Map<CollectionName, Set<string>>();
+    for (const { collection, id } of changes) {
+      let ids = wanted.get(collection);
+      if (!ids) wanted.set(collection, (ids = new Set()));
+      ids.add(id);
+    }
+    const records = new Map<string, object | null>();
+    for (const [collection, ids] of wanted) {
+      const list = [...ids];
+      const read = await this.view.getMany(collection, list);
+      list.forEach((id, i) => records.set(`${collection}\u0000${id}`, read[i] ?? null));
+    }
+    return records;
+  }
+
+  /** One poll at a time: one asked for while another runs runs once after it. */
+  poll(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    if (!this.#running) {
+      this.#running = this.#inTurn(() => this.#pollOnce()).finally(() => {
+        this.#running = undefined;
+      });
+      return this.#running;
+    }
+    this.#queued = this.#running
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return this.poll();
+      });
+    return this.#queued;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    clearTimeout(this.#retry);
+    await Promise.allSettled([this.#starting, this.#running, this.#queued]);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    // Closed, not returned to the pool (a pool of the host's, maybe): it LISTENs, and its events come here.
+    listener?.release(true);
+  }
+
+  #start(): Promise<void> {
+    this.#starting ??= (async () => {
+      const { rows } = await this.pool.query(this.statements.feedStart);
+      this.#position = BigInt((rows[0] as { xmin: string }).xmin);
+      for (const xid of this.#delivered) if (xid < this.#position) this.#delivered.delete(xid);
+      if (this.#closed) return;
+      this.#timer = setInterval(() => this.#pollQuietly(), SAFETY_POLL_MS);
+      this.#timer.unref?.();
+      void this.#listen();
+    })().catch((error) => {
+      // Tried again by the next caughtUp.
+      this.#starting = undefined;
+      throw error;
+    });
+    return this.#starting;
+  }
+
+  #pollQuietly(): void {
+    this.poll().catch((error) => this.warn(`The change feed could not poll: ${(error as Error).message}`));
+  }
+
+  /** Holds a connection that LISTENs on the channel; when it fails, another after a wait, then a poll from the position. */
+  async #listen(): Promise<void> {
+    if (this.#closed) return;
+    let client: PostgresClient | undefined;
+    let lost = false;
+    const lose = (error: Error) => {
+      if (lost) return;
+      lost = true;
+      // Closing ended it (see close).
+      if (this.#closed && this.#listener === undefined) return;
+      if (this.#listener === client) this.#listener = undefined;
+      client?.release(error);
+      if (this.#closed) return;
+      this.warn(`The change feed's connection failed (${error.message}): reconnecting in ${this.#retryMs / 1000} s.`);
+      this.#retry = setTimeout(() => void this.#listen(), this.#retryMs);
+      this.#retry.unref?.();
+      this.#retryMs = Math.min(LAST_RETRY_MS, this.#retryMs * 2);
+    };
+    try {
+      client = await this.pool.connect();
+      // Never removed: a connection that fails after it was dropped must not throw the event.
+      client.on('error', lose);
+      client.on('end', () => lose(new Error('the connection ended')));
+      client.on('notification', (message) => {
+        if (message.channel === this.channel) this.#pollQuietly();
+      });
+      await client.query(`LISTEN "${this.channel}"`);
+      if (this.#closed) {
+        lost = true;
+        client.release(true);
+        return;
+      }
+      this.#listener = client;
+      this.#retryMs = FIRST_RETRY_MS;
+      // What committed while nobody listened.
+      this.#pollQuietly();
+    } catch (error) {
+      lose(error as Error);
+    }
+  }
+
+  async #pollOnce(): Promise<void> {
+    const from = this.#position;
+    if (from === undefined || this.#closed) return;
+    const { rows } = await this.pool.query(this.statements.named(this.statements.pollChanges, [from.toString()]));
+    const found = rows as { xmin: string; xid: string | null; collection: CollectionName; id: string }[];
+    // The changes of each transaction not delivered yet, in xid order (the rows come in it).
+    const groups = new Map<bigint, Map<string, { collection: CollectionName; id: string }>>();
+    for (const row of found) {
+      if (row.xid === null) continue;
+      const xid = BigInt(row.xid);
+      if (this.#delivered.has(xid) || this.#committing.has(xid)) continue;
+      let group = groups.get(xid);
+      if (!group) groups.set(xid, (group = new Map()));
+      const id = fromText(row.id);
+      group.set(`${row.collection}\u0000${id}`, { collection: row.collection, id });
+    }
+    const records = await this.#readBack([...groups.values()].flatMap((group) => [...group.values()]));
+    for (const [xid, group] of groups) {
+      if (this.#delivered.has(xid)) continue;
+      this.#delivered.add(xid);
+      this.#emitter.emit([...group].map(([key, { collection, id }]) => ({ collection, id, record: records.get(key) ?? null })));
+    }
+    // Up to the oldest transaction still running, but not past one of ours still committing.
+    let next = BigInt(found[0]!.xmin);
+    for (const xid of this.#committing) if (xid < next) next = xid;
+    if (next > from) {
+      this.#position = next;
+      for (const xid of this.#delivered) if (xid < next) this.#delivered.delete(xid);
+    }
+    if (Date.now() - this.#lastPrune >= PRUNE_EVERY_MS) {
+      this.#lastPrune = Date.now();
+      await this.pool.query(this.statements.pruneChanges);
+    }
+  }
+}

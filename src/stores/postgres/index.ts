@@ -1,0 +1,105 @@
+import type { Repository } from '../../ports.js';
+import { PostgresChangeFeed } from './change-feed.js';
+import { migrate } from './migrations.js';
+import { openPool, type PostgresPool } from './pool.js';
+import { RecordCache } from './record-cache.js';
+import { recordView, type StoreParts } from './record-view.js';
+import { channelName, lockName, quoteSchema, Statements } from './statements.js';
+import { runTransaction } from './transaction.js';
+
+export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+export type { PostgresClient, PostgresPool, PostgresQuery, PostgresResult } from './pool.js';
+
+/** Where the store's database is: a connection string (the store makes its pool), or a `pg.Pool` of yours. */
+export type PostgresConnection = { readonly connectionString: string } | { readonly pool: PostgresPool };
+
+export interface PostgresRepositoryOptions {
+  /**
+   * The schema that holds the store's tables, created (with them) when missing. Several stores can
+   * share a database in schemas of their own. Letters, digits and underscores. Default
+   * `conversation_model_service`.
+   */
+  readonly schema?: string;
+  /**
+   * Bytes of records this process keeps to avoid reading them again (a read still asks the
+   * database for each record's version: it answers a kept record only while it is current).
+   * Default 32 MiB; 0 keeps none.
+   */
+  readonly recordCacheBytes?: number;
+  /** Where warnings go (a connection of the store's own pool that failed while idle). Default `console`. */
+  readonly logger?: { warn(message: string): void };
+}
+
+export const DEFAULT_SCHEMA = 'conversation_model_service';
+
+/**
+ * A Repository in PostgreSQL, which several service instances can share: every read asks the
+ * database, and transactions lock the rows they read, so what one instance acknowledged the others
+ * see, and concurrent writes from any of them lose nothing.
+ *
+ * Tables, in `options.schema` (created and migrated here, under an advisory lock, so instances
+ * starting together do not race; a schema a newer release migrated is refused with STORE_TOO_NEW):
+ * `records` (one row per record: its JSON text, without its id lists, readable in `psql`),
+ * `list_items` (the id lists, one row per id, so appending one costs one row at any length) and
+ * the `versions` sequence, and `changes` (each transaction's written records, which the change
+ * feed `changes` of every instance follows; see change-feed.ts). Needs the `pg` package (an optional dependency: `npm install pg`),
+ * loaded only when a store is made from a connection string.
+ *
+ * `close()` ends the pool only when the store made it; a pool you pass stays yours.
+ */
+export async function createPostgresRepository(
+  connection: PostgresConnection,
+  options: PostgresRepositoryOptions = {},
+): Promise<Repository> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const quoted = quoteSchema(schema);
+  const logger = options.logger ?? console;
+  const ownPool = 'connectionString' in connection;
+  const pool = ownPool ? await openPool(connection.connectionString, (message) => logger.warn(message)) : connection.pool;
+  try {
+    await migrate(pool, schema, quoted);
+  } catch (error) {
+    if (ownPool) await pool.end();
+    throw error;
+  }
+  const parts: StoreParts = {
+    statements: new Statements(quoted),
+    cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
+    lockName: lockName(schema),
+    channel: channelName(schema),
+  };
+  const view = recordView((query) => pool.query(query), parts);
+  const feed = new PostgresChangeFeed(pool, view, parts.statements, parts.channel, (message) => logger.warn(message));
+  // Transactions under way, which close() lets finish.
+  const running = new Set<Promise<unknown>>();
+  let closed = false;
+  const refuseClosed = () => {
+    if (closed) throw new Error(`The PostgreSQL repository (schema "${schema}") is closed.`);
+  };
+  return {
+    changes: feed,
+    async read(fn) {
+      refuseClosed();
+      // After a first subscribe, once the feed knows where it starts: what this read misses, it delivers.
+      await feed.ready();
+      return fn(view);
+    },
+    transact(fn) {
+      refuseClosed();
+      const work = feed.ready().then(() => runTransaction(pool, parts, fn, feed));
+      running.add(work);
+      void work.then(
+        () => running.delete(work),
+        () => running.delete(work),
+      );
+      return work;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled(running);
+      await feed.close();
+      if (ownPool) await pool.end();
+    },
+  };
+}

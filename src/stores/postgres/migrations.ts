@@ -1,0 +1,126 @@
+import { ServiceError } from '../../errors.js';
+import type { PostgresClient, PostgresPool } from './pool.js';
+import { lockName } from './statements.js';
+
+/**
+ * One step of the tables' layout. Migrations run in order, each once per schema, in one
+ * transaction with the row that records it in `migrations`; a release only ever adds steps at the
+ * end (a step that has run is never changed).
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  /** The statements, given the schema's quoted name. */
+  readonly sql: (schema: string) => string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'records, list items and versions',
+    sql: (s) => `
+      -- One row per record: its JSON text without its id lists (see record-codec.ts).
+      CREATE TABLE ${s}.records (
+        collection text NOT NULL,
+        id text NOT NULL,
+        body text NOT NULL,
+        version bigint NOT NULL,
+        ord bigint NOT NULL,
+        PRIMARY KEY (collection, id)
+      );
+      -- Listing a collection in insertion order, a page at a time.
+      CREATE INDEX records_by_order ON ${s}.records (collection, ord);
+      -- The id lists: a record's list is its rows in ord order.
+      CREATE TABLE ${s}.list_items (
+        collection text NOT NULL,
+        id text NOT NULL,
+        field text NOT NULL,
+        ord bigint NOT NULL,
+        item text NOT NULL,
+        PRIMARY KEY (collection, id, field, ord)
+      );
+      -- Which records name an id (and removing one id from a long list).
+      CREATE INDEX list_items_by_item ON ${s}.list_items (collection, field, item);
+      -- Versions of writes and the order of new records.
+      CREATE SEQUENCE ${s}.versions;
+    `,
+  },
+  {
+    version: 2,
+    name: 'changes',
+    sql: (s) => `
+      -- The records each committed transaction wrote, by its transaction id: what the change feed
+      -- of every instance reads (see change-feed.ts). Rows older than a day are pruned.
+      CREATE TABLE ${s}.changes (
+        xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        collection text NOT NULL,
+        id text NOT NULL,
+        at timestamptz NOT NULL DEFAULT now()
+      );
+      -- The feed reads the changes past a transaction id.
+      CREATE INDEX changes_by_xid ON ${s}.changes (xid);
+    `,
+  },
+];
+
+/** The newest layout this release knows. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * Brings the schema's tables to {@link SCHEMA_VERSION}, creating the schema when missing. Many
+ * instances may start together: the steps run under a transaction-scoped advisory lock named
+ * after the schema, so one instance runs them and the others, waiting, find them done. A schema a
+ * newer release has migrated further is refused (STORE_TOO_NEW) and left as it is.
+ */
+export async function migrate(pool: PostgresPool, schema: string, quoted: string): Promise<void> {
+  // Most starts find the tables current: answered without the lock, or any right to create.
+  if (refuseNewer(await appliedVersion(pool, quoted), schema) === SCHEMA_VERSION) return;
+  const client = await pool.connect();
+  let failure: unknown;
+  try {
+    // Statements without parameters go in one round trip: the lock's name is made of the schema's
+    // name, which is letters, digits and underscores only (see quoteSchema).
+    await client.query(`
+      BEGIN;
+      SELECT pg_advisory_xact_lock(hashtext('${lockName(schema)}'), -1);
+      CREATE SCHEMA IF NOT EXISTS ${quoted};
+      CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now());`);
+    const applied = refuseNewer(await appliedVersion(client, quoted), schema);
+    const steps = MIGRATIONS.filter((migration) => migration.version > applied).map(
+      (migration) =>
+        `${migration.sql(quoted)};\nINSERT INTO ${quoted}.migrations (version, name) VALUES (${migration.version}, '${migration.name.replaceAll("'", "''")}');`,
+    );
+    await client.query(`${steps.join('\n')}\nCOMMIT;`);
+  } catch (error) {
+    failure = error;
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release(failure instanceof ServiceError ? undefined : (failure as Error | undefined));
+  }
+}
+
+/** The last migration applied to the schema; 0 when it has no tables yet. */
+async function appliedVersion(db: PostgresPool | PostgresClient, quoted: string): Promise<number> {
+  try {
+    const { rows } = await db.query(`SELECT coalesce(max(version), 0)::text AS version FROM ${quoted}.migrations`);
+    return Number(rows[0]!.version);
+  } catch (error) {
+    // No schema (3F000) or no migrations table (42P01) yet.
+    const code = (error as { code?: unknown }).code;
+    if (code === '42P01' || code === '3F000') return 0;
+    throw error;
+  }
+}
+
+function refuseNewer(applied: number, schema: string): number {
+  if (applied > SCHEMA_VERSION) {
+    throw new ServiceError(
+      'STORE_TOO_NEW',
+      `The PostgreSQL schema "${schema}" has migration ${applied}, newer than this release knows (${SCHEMA_VERSION}): ` +
+        'it was written by a newer release of conversation-model-service. Run that release (or newer), or restore a copy made before the upgrade.',
+      { resource: 'store', limit: SCHEMA_VERSION },
+    );
+  }
+  return applied;
+}
