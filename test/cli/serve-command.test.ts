@@ -125,7 +125,7 @@ describe('serve', () => {
     const help = await runCli(['serve', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/serve \[--port N\] \[--host H\] \[--data-dir DIR\] \[--log-requests\] \[--take-over-lock\]/);
-    expect(help.stdout).toMatch(/^ {6}--take-over-lock {2}takes the data folder whoever holds its lock/m);
+    expect(help.stdout).toMatch(/^ {6}--take-over-lock +takes the data folder whoever holds its lock/m);
     expect(help.stdout).toMatch(/--take-over-lock is only for when you know nothing else\ndoes/);
   });
 });
