@@ -5,25 +5,15 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SERVICE_VERSION } from '../src/index.js';
+import { killedAfterEach } from './helpers/process-groups.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const CLI = 'adapters/cli/main.ts';
-const children: ChildProcess[] = [];
-// Each CLI runs in a process group of its own (`detached`), killed whole: tsx runs the CLI in a node
-// process of its own, which a SIGKILL to tsx alone would leave running.
-afterEach(() => {
-  for (const child of children.splice(0)) {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // The group has exited already.
-    }
-  }
-});
+const children = killedAfterEach();
 
 /** Runs the CLI to its end (bounded); answers its exit code and output. */
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {

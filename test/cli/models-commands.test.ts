@@ -6,11 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { seededModel } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { unusedPort } from '../helpers/unused-port.js';
 import { runCli } from './run-cli.js';
 
 const TOKEN = 'cli-test-token';
@@ -33,15 +34,6 @@ async function call(method: string, route: string, body?: unknown) {
 /** Runs a model command against the server: found through PORT and HOST, with the token. */
 const models = (...args: string[]) => runCli(['models', ...args], { PORT: port, HOST: '127.0.0.1', API_TOKEN: TOKEN });
 
-/** A 127.0.0.1 port nothing listens on (one just closed). */
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port: free } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return free;
-}
-
 beforeAll(async () => {
   server = await startServeProcess(await tempDir(), { API_TOKEN: TOKEN, PORT: '', HOST: '' });
   port = new URL(server.url).port;
@@ -63,13 +55,13 @@ describe('where the server is', () => {
   });
 
   it('--host and --port win over HOST and PORT; --url too', async () => {
-    const env = { PORT: String(await closedPort()), HOST: 'unreachable.invalid', API_TOKEN: TOKEN };
+    const env = { PORT: String(await unusedPort()), HOST: 'unreachable.invalid', API_TOKEN: TOKEN };
     expect((await runCli(['models', 'list', '--host', '127.0.0.1', '--port', port], env)).code).toBe(0);
     expect((await runCli(['models', 'list', '--url', server.url], env)).code).toBe(0);
   });
 
   it('says in one line, exit 1, when nothing listens there', async () => {
-    const closed = await closedPort();
+    const closed = await unusedPort();
     const run = await runCli(['models', 'list'], { PORT: String(closed) });
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
     expect(run.stderr).toMatch(new RegExp(`^Cannot reach http://127\\.0\\.0\\.1:${closed} \\(connection refused\\)\\. [^\\n]+\\n$`));

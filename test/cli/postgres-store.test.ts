@@ -7,13 +7,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createService } from '../../src/index.js';
 import { createPostgresRepository } from '../../src/stores/postgres/index.js';
 import { describeWithPostgres, freshSchema } from '../helpers/postgres.js';
+import { killedAfterEach } from '../helpers/process-groups.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { unusedPort } from '../helpers/unused-port.js';
 import { runCli } from './run-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -27,16 +28,7 @@ const {
   ...ENV
 } = process.env;
 
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // The group has exited already.
-    }
-  }
-});
+const children = killedAfterEach();
 
 /** Runs `serve --port 0` in `cwd` (through tsx's own binary: `--import tsx` would not resolve from a temp folder) with `env`; resolves with its start line once it listens, or its output and code once it exits. */
 function startServe(
@@ -69,21 +61,9 @@ function startServe(
   });
 }
 
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 it('serve with a DATABASE_URL nothing listens at says so in one line and exits 1, making no data folder', async () => {
   const cwd = await tempDir();
-  const url = `postgres://me:s3cret-pw@127.0.0.1:${await closedPort()}/app`;
+  const url = `postgres://me:s3cret-pw@127.0.0.1:${await unusedPort()}/app`;
   const serving = await startServe(cwd, { DATABASE_URL: url });
   expect(serving.line).toBeUndefined();
   expect(serving.code).toBe(1);

@@ -9,8 +9,9 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serve } from '../../adapters/cli/serve.js';
+import { killedAfterEach } from '../helpers/process-groups.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from './run-cli.js';
 
@@ -20,17 +21,7 @@ const CLI = path.join(ROOT, 'adapters/cli/main.ts');
 /** Where a server is and what token it takes: none of the developer's own, and no DATA_DIR (the default is under test). */
 const { PORT: _port, HOST: _host, API_TOKEN: _token, DATA_DIR: _dataDir, ...ENV } = process.env;
 
-const children: ChildProcess[] = [];
-// Each runs in a process group of its own (`detached`), killed whole: tsx runs the command in a node process of its own.
-afterEach(() => {
-  for (const child of children.splice(0)) {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // The group has exited already.
-    }
-  }
-});
+const children = killedAfterEach();
 
 interface Serving {
   readonly child: ChildProcess;

@@ -13,10 +13,10 @@
  */
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { needs } from './requirements.js';
+import { unusedPort } from './unused-port.js';
 
 /** A running server: where to reach it. */
 export interface PostgresServer {
@@ -104,7 +104,7 @@ async function startPostgres(bin: string): Promise<RunningServer> {
       run(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync', '--no-instructions']),
     );
     for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
+      const port = await unusedPort();
       const options = [
         `-p ${port}`,
         '-c listen_addresses=127.0.0.1',
@@ -142,15 +142,3 @@ function check(result: SpawnSyncReturns<string>, more = ''): void {
 
 const uidOf = (user: string) => Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
 const gidOf = (user: string) => Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
-
-/** A loopback port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
