@@ -34,6 +34,7 @@ import autocannon from 'autocannon';
 import { createJsonFileRepository } from '../src/index.js';
 import { type BuiltStore, buildStore, WRITE_BODY } from './build-store.js';
 import { devChats, skippedForData } from './outside-data.js';
+import { POSTGRES_KNOBS, POSTGRES_SECONDS, postgresMissing } from './postgres-options.js';
 import { runSections, type Section } from './sections.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
@@ -450,6 +451,14 @@ const SECTIONS: Section[] = [
     seconds: 731,
     knobs: ['INDEX_MESSAGES', 'INDEX_WORDS', 'INDEX_ROUNDS'],
     run: script('bench/index-size.ts'),
+  },
+  {
+    group: 'postgres',
+    title: 'PostgreSQL beside the JSON-file store (bench/postgres.ts)',
+    seconds: POSTGRES_SECONDS,
+    knobs: POSTGRES_KNOBS,
+    unmet: postgresMissing,
+    run: script('bench/postgres.ts'),
   },
 ];
 

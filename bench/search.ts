@@ -41,7 +41,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cp, mkdtemp, rm, stat } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,7 @@ import { createService } from '../src/service.js';
 import { createJsonFileRepository } from '../src/stores/json-file/index.js';
 import { createFakeSummarizer } from '../src/summarizers/index.js';
 import { conversationRecord } from '../src/testing/records.js';
+import { type Answer, send } from './http-client.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { searchQuality } from './search-quality.js';
 import { percentile } from './stats.js';
@@ -298,36 +299,6 @@ async function writesChild(dir: string, variant: string, count: number, round: n
 
 // ---------------------------------------------------------------------------------------------
 // 1. Latency over HTTP.
-
-interface Answer {
-  readonly ms: number;
-  readonly status: number;
-  readonly bytes: number;
-}
-
-function send(agent: Agent, port: number, method: 'GET' | 'POST', pathname: string, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: pathname,
-        agent,
-        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        response.on('end', () => resolve({ ms: performance.now() - t0, status: response.statusCode ?? 0, bytes }));
-        response.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const ROUTES = [
   { label: 'POST /conversations/search', path: '/conversations/search' },

@@ -4,8 +4,9 @@
  * absent), windows cut from them at random offsets, and queries of 1 to 3 words drawn by their
  * frequency in the chats, all from a seed, so every run and process builds the same store.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { devChats } from './outside-data.js';
 
 /** A small seeded generator (mulberry32): the same numbers in every process and run. */
 export function seeded(seed: number): () => number {
@@ -111,4 +112,15 @@ export function queries(chats: readonly Chat[], count: number, seed: number): st
   return Array.from({ length: count }, (_, i) =>
     Array.from({ length: 1 + (i % 3) }, () => bag[Math.floor(random() * bag.length)]!).join(' '),
   );
+}
+
+/**
+ * The texts a benchmark stores and searches: the developer chats when they are there
+ * (bench/outside-data.ts), else this repository's own docs; and which, for its output.
+ */
+export function benchChats(): { chats: Chat[]; source: string } {
+  const data = devChats();
+  return existsSync(data.file)
+    ? { chats: readChats(data.file), source: `the developer chats (${data.file})` }
+    : { chats: repositoryChats(), source: "this repository's README.md and docs/*.md (the developer chats are absent)" };
 }
