@@ -22,6 +22,8 @@ export const OPTIONS = {
   /** Connections of the throughput load, in all, spread over the instances. */
   connections: Number(env.BENCH_PG_CONNECTIONS ?? 32),
   skip: new Set((env.BENCH_PG_SKIP ?? '').split(',').filter(Boolean)),
+  /** The folder of PostgreSQL's binaries; default the newest of /usr/lib/postgresql/<version>/bin. */
+  bin: env.BENCH_PG_BIN,
 };
 
 /** Appends timed before each checkpoint. */
@@ -60,6 +62,8 @@ export const POSTGRES_KNOBS = [
 
 /** One line saying why the PostgreSQL benchmark cannot run here and what to provide, or undefined when it can. */
 export function postgresMissing(): string | undefined {
-  const found = findPostgres();
-  return 'missing' in found ? `skipped, ${found.missing}.` : undefined;
+  const found = findPostgres(OPTIONS.bin);
+  return 'missing' in found
+    ? `skipped, ${found.missing}. Install PostgreSQL (apt-get install postgresql), or name its binaries' folder with BENCH_PG_BIN=<folder>.`
+    : undefined;
 }

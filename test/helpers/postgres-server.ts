@@ -29,21 +29,28 @@ export interface RunningServer {
   stop(): void;
 }
 
-/** The folder of PostgreSQL's binaries (the newest Debian install), or why there is none to use. */
-export function findPostgres(): { bin: string } | { missing: string } {
+/**
+ * The folder of PostgreSQL's binaries, or why there is none to use: `bin` when given (a folder
+ * holding `initdb` and `pg_ctl`, say another install's), else the newest Debian install.
+ */
+export function findPostgres(bin?: string): { bin: string } | { missing: string } {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root)
-    ? readdirSync(root)
-        .filter((name) => /^\d+$/.test(name) && existsSync(path.join(root, name, 'bin', 'initdb')))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  if (versions.length === 0) {
+  const versions =
+    bin === undefined && existsSync(root)
+      ? readdirSync(root)
+          .filter((name) => /^\d+$/.test(name) && existsSync(path.join(root, name, 'bin', 'initdb')))
+          .sort((a, b) => Number(b) - Number(a))
+      : [];
+  if (bin !== undefined && !existsSync(path.join(bin, 'initdb'))) {
+    return { missing: `PostgreSQL's binaries are not in ${bin} (no initdb there)` };
+  }
+  if (bin === undefined && versions.length === 0) {
     return { missing: `PostgreSQL's binaries are not installed (no ${root}/<version>/bin/initdb; apt-get install postgresql)` };
   }
   if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) {
     return { missing: 'running as root, and there is no `postgres` user to run the server as (PostgreSQL refuses root)' };
   }
-  return { bin: path.join(root, versions[0]!, 'bin') };
+  return { bin: bin ?? path.join(root, versions[0]!, 'bin') };
 }
 
 const isRoot = () => process.getuid?.() === 0;
