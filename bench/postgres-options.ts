@@ -43,9 +43,11 @@ export const storeLabel = (store: StoreArgs): string => ('dir' in store ? 'JSON 
 
 /**
  * Each part's duration at the defaults on the project's 2-core machine, in seconds: the estimates
- * bench/postgres.ts prints in its plan, and with its start, `npm run bench`'s estimate of it.
+ * bench/postgres.ts prints in its plan, and with its start, `npm run bench`'s estimate of it. From
+ * a run on 2026-11-28 while other work kept the load average at 6–9 (4 min 35 s; 3 min 18 s at
+ * 2–6, the run docs/benchmarks.md quotes).
  */
-export const PART_SECONDS = { stores: 45, reads: 60, writes: 25, append: 50, instances: 60, recall: 20 } as const;
+export const PART_SECONDS = { stores: 82, reads: 81, writes: 25, append: 33, instances: 40, recall: 14 } as const;
 export const POSTGRES_SECONDS = Object.values(PART_SECONDS).reduce((sum, seconds) => sum + seconds, 5);
 /** The environment variables that change its duration. */
 export const POSTGRES_KNOBS = [

@@ -484,7 +484,6 @@ function cleanUp(): void {
 }
 
 const KNOBS = ['BENCH_PG_CONVERSATIONS', 'BENCH_PG_SECONDS'];
-// Durations: one run at the defaults on the project's 2-core machine, 2026-11-28 (see docs/benchmarks.md).
 const SECTIONS: Section[] = [
   {
     group: 'stores',
