@@ -34,8 +34,9 @@
  *    service) in the same run. Targets: ≥ 0.85, and within 0.02 of the embedded index.
  *
  * It prints its plan first (each part's estimate), then each part as it starts and ends on stderr;
- * the figures go to stdout. Env: the knobs above, and BENCH_PG_SKIP (comma-separated parts to leave
- * out: reads, writes, append, instances, recall). Quick run (about a minute):
+ * the figures go to stdout. Env: the knobs above, BENCH_PG_SKIP (comma-separated parts to leave
+ * out: reads, writes, append, instances, recall) and BENCH_PG_BIN (the folder of PostgreSQL's
+ * binaries; default the newest /usr/lib/postgresql/<version>/bin). Quick run (about a minute):
  * BENCH_PG_CONVERSATIONS=500 BENCH_PG_SECONDS=1 BENCH_PG_MESSAGES=100,1000 npm run bench:postgres
  */
 import { postgresMissing } from './postgres-options.js';
