@@ -11,18 +11,20 @@
  * the median over the rounds. Ratios between sizes then compare measurements taken seconds apart.
  *
  * Then it runs the search benchmark (bench/search.ts, `npm run bench:search`, with its own SEARCH_*
- * env), the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env) and
- * the index of made-up words (bench/index-size.ts, `npm run bench:index-size`, INDEX_* env), each
- * in a process of its own, once the stores above are gone. The first two need the developer chats,
- * kept outside the repository: without them they are skipped, saying what to provide
- * (bench/outside-data.ts).
+ * env), the costly-search attacks (bench/attacks.ts, `npm run bench:attacks`, ATTACKS_* env), the
+ * index of made-up words (bench/index-size.ts, `npm run bench:index-size`, INDEX_* env) and the
+ * PostgreSQL store beside the JSON-file store (bench/postgres.ts, `npm run bench:postgres`,
+ * BENCH_PG_* env), each in a process of its own, once the stores above are gone. The first two
+ * need the developer chats, kept outside the repository: without them they are skipped, saying
+ * what to provide (bench/outside-data.ts); the last needs PostgreSQL's binaries, and is skipped
+ * likewise without them.
  *
- * It runs in seven sections (bench/sections.ts): it says first each one's estimated duration and
+ * It runs in eight sections (bench/sections.ts): it says first each one's estimated duration and
  * the total, then each one as it starts and ends (on stderr; the figures go to stdout).
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
- * cache size (`conversationJsonCacheBytes`), BENCH_SKIP=stores,search,attacks,index-size to leave
+ * cache size (`conversationJsonCacheBytes`), BENCH_SKIP=stores,search,attacks,index-size,postgres to leave
  * sections out.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -34,6 +36,7 @@ import autocannon from 'autocannon';
 import { createJsonFileRepository } from '../src/index.js';
 import { type BuiltStore, buildStore, WRITE_BODY } from './build-store.js';
 import { devChats, skippedForData } from './outside-data.js';
+import { POSTGRES_KNOBS, POSTGRES_SECONDS, postgresMissing } from './postgres-options.js';
 import { runSections, type Section } from './sections.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
@@ -450,6 +453,14 @@ const SECTIONS: Section[] = [
     seconds: 731,
     knobs: ['INDEX_MESSAGES', 'INDEX_WORDS', 'INDEX_ROUNDS'],
     run: script('bench/index-size.ts'),
+  },
+  {
+    group: 'postgres',
+    title: 'PostgreSQL beside the JSON-file store (bench/postgres.ts)',
+    seconds: POSTGRES_SECONDS,
+    knobs: POSTGRES_KNOBS,
+    unmet: postgresMissing,
+    run: script('bench/postgres.ts'),
   },
 ];
 

@@ -16,13 +16,13 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createService } from '../src/index.js';
+import { createService, type Service } from '../src/index.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { type DevChat, readDevChats } from './quality/devchats.js';
 import { mean, percentile } from './stats.js';
 
-const TOP = 10;
-const RECALL_3_TARGET = 0.85;
+export const TOP = 10;
+export const RECALL_3_TARGET = 0.85;
 
 // ---------------------------------------------------------------------------------------------
 // Plain BM25, the baseline.
@@ -74,7 +74,7 @@ export class Bm25 {
 // ---------------------------------------------------------------------------------------------
 
 /** Ranks (1-based) of each chat's own conversation in its search; undefined when not in the top 10. */
-interface Figures {
+export interface Figures {
   readonly recall1: number;
   readonly recall3: number;
   readonly recall10: number;
@@ -90,7 +90,7 @@ function figures(ranks: readonly (number | undefined)[]): Figures {
   };
 }
 
-interface RunResult {
+export interface RunResult {
   readonly label: string;
   readonly ours: Figures;
   readonly bm25: Figures;
@@ -99,8 +99,16 @@ interface RunResult {
   readonly renameP50?: number;
 }
 
-async function run(chats: readonly DevChat[], rename: boolean): Promise<RunResult> {
-  const service = await createService();
+/**
+ * One run over a fresh service from `open` (default: in memory, with the embedded index), closed
+ * at the end: every chat stored, renamed first when `rename`, then searched by its title.
+ */
+export async function knownItemRun(
+  chats: readonly DevChat[],
+  rename: boolean,
+  open: () => Promise<Service> = () => createService(),
+): Promise<RunResult> {
+  const service = await open();
   try {
     const ids: string[] = [];
     for (const chat of chats) {
@@ -151,7 +159,7 @@ async function run(chats: readonly DevChat[], rename: boolean): Promise<RunResul
 /** Runs both runs on the chats in `file` and prints their table. */
 export async function searchQuality(file = devChats().file): Promise<void> {
   const chats = await readDevChats(file);
-  const results = [await run(chats, false), await run(chats, true)];
+  const results = [await knownItemRun(chats, false), await knownItemRun(chats, true)];
   const f = (x: number) => x.toFixed(3);
   console.log(
     `\nKnown-item search: each of the ${chats.length} developer chats (${path.basename(file)}) stored without its title in an in-memory service, then found by its title; searchConversations(limit ${TOP}, transferables false) against a plain BM25 (k1 ${K1}, b ${B}, lowercase \\w+ tokens, each conversation's messages as one document) over the same texts, same run`,

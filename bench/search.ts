@@ -40,9 +40,8 @@
  * Quick run: SEARCH_CONVERSATIONS=1000 npm run bench:search
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm, stat } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,11 +54,13 @@ import { createService } from '../src/service.js';
 import { createJsonFileRepository } from '../src/stores/json-file/index.js';
 import { createFakeSummarizer } from '../src/summarizers/index.js';
 import { conversationRecord } from '../src/testing/records.js';
+import { type Answer, send } from './http-client.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { searchQuality } from './search-quality.js';
 import { percentile } from './stats.js';
 import { conversationId } from './store-format4.js';
 import { fixed, folderBytes, MB, median, ratio } from './store-run.js';
+import { type Chat, queries, readChats as readDevChatTexts, Texts } from './texts.js';
 
 const env = process.env;
 const OPTIONS = {
@@ -80,90 +81,8 @@ const SELF = fileURLToPath(import.meta.url);
 // ---------------------------------------------------------------------------------------------
 // Texts: devchats' own, cut into windows.
 
-/** A small seeded generator (mulberry32): the same numbers in every process and run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Chat {
-  readonly title: string;
-  /** Its messages' texts, one after the other. */
-  readonly text: string;
-}
-
 const DEVCHATS = devChats().file;
-
-function readChats(): Chat[] {
-  return readFileSync(DEVCHATS, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const row = JSON.parse(line) as { title: string; messages: { text: string }[] };
-      return { title: row.title, text: row.messages.map((m) => m.text).join('\n\n') };
-    });
-}
-
-/** Conversations' contents, from `seed`: a chat (in proportion to its length), and windows of its text. */
-class Texts {
-  readonly #chats: Chat[];
-  readonly #cumulative: number[] = [];
-  readonly #random: () => number;
-
-  constructor(chats: Chat[], seed: number) {
-    this.#chats = chats;
-    let total = 0;
-    for (const chat of chats) this.#cumulative.push((total += chat.text.length));
-    this.#random = seeded(seed);
-  }
-
-  chat(): Chat {
-    const at = this.#random() * this.#cumulative.at(-1)!;
-    let low = 0;
-    let high = this.#cumulative.length - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (this.#cumulative[middle]! > at) high = middle;
-      else low = middle + 1;
-    }
-    return this.#chats[low]!;
-  }
-
-  /** 200–1,500 characters of `chat`'s text from a random offset, cut at whitespace (all of it when shorter). */
-  window(chat: Chat = this.chat()): string {
-    const text = chat.text;
-    const length = 200 + Math.floor(this.#random() * 1301);
-    if (text.length <= length) return text;
-    let start = Math.floor(this.#random() * (text.length - length));
-    let end = start + length;
-    const space = /\s/;
-    while (start > 0 && !space.test(text[start - 1]!)) start--;
-    while (end > start + 200 && end < text.length && !space.test(text[end]!)) end--;
-    return text.slice(start, end).trim() || text.slice(start, start + length);
-  }
-}
-
-const STOP = new Set(
-  'the and for with that this you are from not but can have has was were will would should could its into then than there their them they what when where which who how why all any our out use using used also just like get set see let run now new one two via your about after before each more most other some such only over under been being does did done make made need here'.split(
-    ' ',
-  ),
-);
-
-/** `count` queries of 1, 2 and 3 words in turn, words drawn by their frequency in devchats. */
-function queries(chats: Chat[], count: number, seed: number): string[] {
-  const bag: string[] = [];
-  for (const chat of chats) for (const word of chat.text.toLowerCase().match(/[a-z]{3,}/g) ?? []) if (!STOP.has(word)) bag.push(word);
-  const random = seeded(seed);
-  return Array.from({ length: count }, (_, i) =>
-    Array.from({ length: 1 + (i % 3) }, () => bag[Math.floor(random() * bag.length)]!).join(' '),
-  );
-}
+const readChats = () => readDevChatTexts(DEVCHATS);
 
 // ---------------------------------------------------------------------------------------------
 // Children: this file in a fresh process (`child <mode> ...`), answering one JSON line on stdout.
@@ -380,36 +299,6 @@ async function writesChild(dir: string, variant: string, count: number, round: n
 
 // ---------------------------------------------------------------------------------------------
 // 1. Latency over HTTP.
-
-interface Answer {
-  readonly ms: number;
-  readonly status: number;
-  readonly bytes: number;
-}
-
-function send(agent: Agent, port: number, method: 'GET' | 'POST', pathname: string, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: pathname,
-        agent,
-        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        response.on('end', () => resolve({ ms: performance.now() - t0, status: response.statusCode ?? 0, bytes }));
-        response.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const ROUTES = [
   { label: 'POST /conversations/search', path: '/conversations/search' },

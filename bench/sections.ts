@@ -27,8 +27,12 @@ export interface Section {
 }
 
 export interface RunOptions {
-  /** The groups to leave out (BENCH_SKIP). */
+  /** The command that runs them, which the first and last lines name. Default `npm run bench`. */
+  readonly name?: string;
+  /** The groups to leave out. */
   readonly skip?: ReadonlySet<string>;
+  /** The environment variable that names the groups to leave out, for the lines that say so. Default `BENCH_SKIP`. */
+  readonly skipVariable?: string;
   /** Run after the last section of a group, or after the group stopped on a failure. */
   readonly afterGroup?: Readonly<Record<string, () => Promise<void>>>;
   readonly env?: NodeJS.ProcessEnv;
@@ -53,17 +57,22 @@ export function clock(ms: number): string {
 }
 
 /** Why each section will not run (left out, or missing something), or undefined for those that will. */
-function reasons(sections: readonly Section[], skip: ReadonlySet<string>): (string | undefined)[] {
-  return sections.map((section) => (skip.has(section.group) ? `skipped (BENCH_SKIP=${section.group})` : section.unmet?.()));
+function reasons(sections: readonly Section[], skip: ReadonlySet<string>, skipVariable = 'BENCH_SKIP'): (string | undefined)[] {
+  return sections.map((section) => (skip.has(section.group) ? `skipped (${skipVariable}=${section.group})` : section.unmet?.()));
 }
 
 /** The plan printed first: each section with its estimate, or why it will not run, and the total. */
-export function planLines(sections: readonly Section[], skip: ReadonlySet<string>, env: NodeJS.ProcessEnv): string[] {
-  const why = reasons(sections, skip);
+export function planLines(
+  sections: readonly Section[],
+  skip: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv,
+  { name = 'npm run bench', skipVariable = 'BENCH_SKIP' }: Pick<RunOptions, 'name' | 'skipVariable'> = {},
+): string[] {
+  const why = reasons(sections, skip, skipVariable);
   const total = sections.reduce((sum, section, i) => sum + (why[i] === undefined ? section.seconds : 0), 0);
   const set = [...new Set(sections.flatMap((section) => section.knobs ?? []))].filter((name) => env[name] !== undefined);
   const lines = [
-    `npm run bench: ${sections.length} sections, about ${duration(total)} in all` +
+    `${name}: ${sections.length} sections, about ${duration(total)} in all` +
       ` (each section's estimate is how long it took at the defaults on a busy 2-core machine${set.length > 0 ? `; ${set.join(', ')} set here, so it will differ` : ''}):`,
   ];
   sections.forEach((section, i) => {
@@ -78,15 +87,17 @@ export function planLines(sections: readonly Section[], skip: ReadonlySet<string
 /** Runs the sections in order, saying what it does; answers whether every section that ran succeeded. */
 export async function runSections(sections: readonly Section[], options: RunOptions = {}): Promise<boolean> {
   const {
+    name = 'npm run bench',
     skip = new Set(),
+    skipVariable = 'BENCH_SKIP',
     afterGroup = {},
     env = process.env,
     log = (line) => console.error(line),
     now = () => performance.now(),
   } = options;
   const start = now();
-  for (const line of planLines(sections, skip, env)) log(line);
-  const why = reasons(sections, skip);
+  for (const line of planLines(sections, skip, env, { name, skipVariable })) log(line);
+  const why = reasons(sections, skip, skipVariable);
   const failedGroups = new Set<string>();
   let ok = true;
   for (const [i, section] of sections.entries()) {
@@ -110,6 +121,6 @@ export async function runSections(sections: readonly Section[], options: RunOpti
     const ranAny = sections.some((other, j) => other.group === section.group && why[j] === undefined);
     if (last && ranAny) await afterGroup[section.group]?.();
   }
-  log(`npm run bench: ${ok ? 'done' : 'done, with failures (above)'} in ${duration((now() - start) / 1000)}.`);
+  log(`${name}: ${ok ? 'done' : 'done, with failures (above)'} in ${duration((now() - start) / 1000)}.`);
   return ok;
 }

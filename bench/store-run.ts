@@ -129,13 +129,17 @@ export interface ChildResult {
   readonly code: number | null;
 }
 
-/** Runs a child mode; answers its JSON lines (each passed to `onLine` as it comes), killing it after `timeoutMs`. */
+/**
+ * Runs a child mode of `options.script` (default bench/store-child.ts); answers its JSON lines (each
+ * passed to `onLine` as it comes, with the child, for a server to be stopped once it has answered),
+ * killing it after `timeoutMs`.
+ */
 export function runChild(
   args: string[],
   timeoutMs: number,
-  options: { env?: NodeJS.ProcessEnv; onLine?: (line: Line) => void } = {},
+  options: { env?: NodeJS.ProcessEnv; onLine?: (line: Line, child: ChildProcess) => void; script?: string } = {},
 ): Promise<ChildResult> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, ...args], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', options.script ?? CHILD, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...options.env },
     detached: true,
@@ -151,7 +155,7 @@ export function runChild(
       if (!line.startsWith('{')) continue;
       const parsed = JSON.parse(line) as Line;
       lines.push(parsed);
-      options.onLine?.(parsed);
+      options.onLine?.(parsed, child);
     }
   });
   let timedOut = false;

@@ -35,7 +35,7 @@ export const PROCESS_TESTS = [
   'test/runtimes/llama-failures.test.ts', // GGUF runner processes that abort or are killed
   'test/runtimes/llama-failures-process.test.ts', // the command's serve, with a GGUF runner
   'test/runtimes/openai-bounds-process.test.ts', // the command's serve
-  'test/bench/without-outside-data.test.ts', // npm run bench, bench:attacks, bench:quality
+  'test/bench/without-outside-data.test.ts', // npm run bench, bench:attacks, bench:quality, bench:postgres
   'test/contracts/postgres.test.ts', // a PostgreSQL server (test/helpers/postgres.ts)
   'test/storage/postgres.test.ts', // a PostgreSQL server
   'test/storage/postgres-feed.test.ts', // a PostgreSQL server, two stores on it

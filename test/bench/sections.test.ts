@@ -112,3 +112,20 @@ it('after a failure, skips the rest of its group, cleans the group up, runs the 
   expect(cleaned).toEqual(['stores']);
   expect(log.at(-1)).toBe('npm run bench: done, with failures (above) in 4 min 5 s.');
 });
+
+it('names the command and the variable that leaves groups out, when told (npm run bench:postgres runs its parts with them)', async () => {
+  const time = fakeClock();
+  const log: string[] = [];
+  const sections = [section('stores', 'build', 60, time, log), section('reads', 'reads', 30, time, log)];
+  await runSections(sections, {
+    name: 'npm run bench:postgres',
+    skip: new Set(['reads']),
+    skipVariable: 'BENCH_PG_SKIP',
+    log: (line) => log.push(line),
+    now: time.now,
+    env: {},
+  });
+  expect(log[0]).toMatch(/^npm run bench:postgres: 2 sections, about 1 min in all/);
+  expect(log).toContain('[2/2] reads: skipped (BENCH_PG_SKIP=reads)');
+  expect(log.at(-1)).toBe('npm run bench:postgres: done in 1 min.');
+});

@@ -1,48 +1,17 @@
 /**
- * A throw-away PostgreSQL server for a test file: Debian's PostgreSQL (`/usr/lib/postgresql/<n>/bin`),
- * `initdb` in a fresh short folder under /tmp, listening on 127.0.0.1 on a free port, stopped and
- * removed when the file ends (also when its tests fail, and at the process's exit if the file's
- * hooks never ran). Each test takes a schema of its own (`freshSchema`), which is cheap.
- *
- * The folder is not under the test run's `$TMPDIR`: that one is mode 0700 and owned by whoever runs
- * the tests, so the `postgres` user (the server refuses to run as root) could not enter it. As root,
- * the folder is given to `postgres` and every binary runs through `runuser -u postgres --`.
+ * A throw-away PostgreSQL server for a test file (test/helpers/postgres-server.ts), started before
+ * its tests and stopped and removed when the file ends (also when its tests fail, and at the
+ * process's exit if the file's hooks never ran). Each test takes a schema of its own
+ * (`freshSchema`), which is cheap.
  *
  * Without PostgreSQL's binaries (`.ci/run` installs Debian's `postgresql` when missing) the tests
  * that need it are skipped, and the reason is printed.
  */
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { findPostgres, type PostgresServer, type RunningServer, startPostgres } from './postgres-server.js';
 import { needs } from './requirements.js';
-import { unusedPort } from './unused-port.js';
 
-/** A running server: where to reach it. */
-export interface PostgresServer {
-  readonly port: number;
-  /** A connection string to its `postgres` database, as its superuser `postgres` (trust auth on loopback). */
-  readonly url: string;
-}
-
-/** The folder of PostgreSQL's binaries (the newest Debian install), or why there is none to use. */
-export function findPostgres(): { bin: string } | { missing: string } {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root)
-    ? readdirSync(root)
-        .filter((name) => /^\d+$/.test(name) && existsSync(path.join(root, name, 'bin', 'initdb')))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  if (versions.length === 0) {
-    return { missing: `PostgreSQL's binaries are not installed (no ${root}/<version>/bin/initdb; apt-get install postgresql)` };
-  }
-  if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) {
-    return { missing: 'running as root, and there is no `postgres` user to run the server as (PostgreSQL refuses root)' };
-  }
-  return { bin: path.join(root, versions[0]!, 'bin') };
-}
-
-const isRoot = () => process.getuid?.() === 0;
+export type { PostgresServer } from './postgres-server.js';
 
 /**
  * Registers a `describe` block whose tests run against one server started for the file (in
@@ -76,69 +45,3 @@ let schemas = 0;
 export function freshSchema(prefix = 'test'): string {
   return `${prefix}_${process.pid}_${++schemas}`;
 }
-
-interface RunningServer {
-  readonly server: PostgresServer;
-  stop(): void;
-}
-
-/** Starts a server in a new folder; tries another port if the chosen one was taken meanwhile. */
-async function startPostgres(bin: string): Promise<RunningServer> {
-  const folder = mkdtempSync('/tmp/cms-pg-');
-  const data = path.join(folder, 'data');
-  const log = path.join(folder, 'log');
-  // Stops the server and removes its folder even when the file's hooks never run (a crash).
-  const cleanUp = () => {
-    if (existsSync(path.join(data, 'postmaster.pid'))) run(bin, 'pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
-    rmSync(folder, { recursive: true, force: true });
-  };
-  process.once('exit', cleanUp);
-  const stop = () => {
-    process.off('exit', cleanUp);
-    cleanUp();
-  };
-  try {
-    if (isRoot()) chownSync(folder, uidOf('postgres'), gidOf('postgres'));
-    // --no-sync: a throw-away cluster need not reach the disk before it starts; the server itself runs with fsync on.
-    check(
-      run(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync', '--no-instructions']),
-    );
-    for (let attempt = 1; ; attempt++) {
-      const port = await unusedPort();
-      const options = [
-        `-p ${port}`,
-        '-c listen_addresses=127.0.0.1',
-        "-c unix_socket_directories=''",
-        '-c fsync=on',
-        '-c max_connections=200',
-        '-c shared_buffers=32MB',
-      ].join(' ');
-      const started = run(bin, 'pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '30', '-o', options]);
-      if (started.status === 0) return { server: { port, url: `postgres://postgres@127.0.0.1:${port}/postgres` }, stop };
-      const why = existsSync(log) ? readFileSync(log, 'utf8') : '';
-      if (attempt >= 3 || !/could not bind|Address already in use/.test(why)) check(started, why);
-    }
-  } catch (error) {
-    stop();
-    throw error;
-  }
-}
-
-/** Runs one of PostgreSQL's binaries, as `postgres` when this process is root. */
-function run(bin: string, name: string, args: readonly string[]): SpawnSyncReturns<string> {
-  const command = path.join(bin, name);
-  // cwd /: the postgres user may not enter the directory the tests run in.
-  return isRoot()
-    ? spawnSync('runuser', ['-u', 'postgres', '--', command, ...args], { encoding: 'utf8', cwd: '/' })
-    : spawnSync(command, args, { encoding: 'utf8', cwd: '/' });
-}
-
-function check(result: SpawnSyncReturns<string>, more = ''): void {
-  if (result.status === 0) return;
-  throw new Error(
-    `PostgreSQL failed to start (exit ${result.status ?? result.signal}): ${result.error?.message ?? ''}\n${result.stdout}${result.stderr}${more}`,
-  );
-}
-
-const uidOf = (user: string) => Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
-const gidOf = (user: string) => Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
