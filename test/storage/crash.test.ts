@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createJsonFileRepository } from '../../src/index.js';
 import { queryWords } from '../../src/search/tokens.js';
