@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { PROCESS_TESTS } from './test/process-tests.js';
 
@@ -18,6 +19,12 @@ export default defineConfig({
     // A test in its own process takes milliseconds: 20 s is for a machine busy with other work.
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // Two test files at a time at least. vitest's default is one fewer than the cores: one on CI's
+    // 2-core machine, where the suite then ran file after file (the files' own times added up to
+    // 389 s of its 477 s) while most process tests wait, on npm, on a child's start or a server,
+    // as much as they compute. Both projects share the workers (the process files start first,
+    // largest first; unit files fill in).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/skip-reasons-reporter.ts'],
     setupFiles: ['test/setup.ts'],

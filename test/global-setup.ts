@@ -12,28 +12,34 @@
  * the machine (test/helpers/requirements.ts).
  *
  * Each vitest project loads this file (they extend the root config): the first to start makes the
- * folder, the last to end checks it.
+ * folder, the last to end checks it. The first also compiles the sources into it, for the processes
+ * the tests start (test/helpers/compiled-sources.ts).
  */
 import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { COMPILED_SOURCES, compileSources } from './helpers/compiled-sources.js';
 import { REQUIREMENTS, unmet } from './helpers/requirements.js';
 import { RUN_PREFIX, runFolderPlace } from './helpers/run-folder.js';
 
 /** Names the run's folder for test/setup.ts (and the temp folder the system had, for tsx's cache). */
 export const RUN_FOLDER = 'CMS_TEST_RUN_TMPDIR';
 export const SYSTEM_TMPDIR = 'CMS_TEST_SYSTEM_TMPDIR';
-const VARIABLES = ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER, SYSTEM_TMPDIR] as const;
+const VARIABLES = ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER, SYSTEM_TMPDIR, COMPILED_SOURCES] as const;
+/** The run's compiled sources (test/helpers/compiled-sources.ts), in its folder; removed before the check for leftovers. */
+const COMPILED = 'compiled-sources';
 
 interface Run {
   folder: string;
+  /** Settles once the sources are compiled. */
+  compiled: Promise<unknown>;
   projects: number;
   saved: Record<string, string | undefined>;
 }
 const RUN = Symbol.for('conversation-model-service:test-run-tmpdir');
 const shared = globalThis as { [RUN]?: Run };
 
-export default function setup(): () => void {
+export default async function setup(): Promise<() => void> {
   let run = shared[RUN];
   if (!run) {
     const system = tmpdir();
@@ -42,18 +48,20 @@ export default function setup(): () => void {
     const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
     for (const name of ['TMPDIR', 'TMP', 'TEMP', RUN_FOLDER]) process.env[name] = folder;
     process.env[SYSTEM_TMPDIR] = system;
-    run = shared[RUN] = { folder, projects: 0, saved };
+    process.env[COMPILED_SOURCES] = path.join(folder, COMPILED);
+    run = shared[RUN] = { folder, compiled: compileSources(path.join(folder, COMPILED)), projects: 0, saved };
     console.log(startMessage(folder, place.note));
   }
   run.projects++;
   const mine = run;
-  return () => {
+  const teardown = () => {
     if (--mine.projects > 0) return;
     delete shared[RUN];
     for (const [name, value] of Object.entries(mine.saved)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+    rmSync(path.join(mine.folder, COMPILED), { recursive: true, force: true });
     const left = leftovers(mine.folder);
     rmSync(mine.folder, { recursive: true, force: true, maxRetries: 3 });
     if (left.length > 0) {
@@ -66,6 +74,14 @@ export default function setup(): () => void {
       throw new Error(`${left.length} leftover(s) in the temp folder, listed above`);
     }
   };
+  try {
+    await mine.compiled;
+  } catch (error) {
+    // Sources that do not compile fail the run here, with esbuild's message; the run's folder goes.
+    teardown();
+    throw error;
+  }
+  return teardown;
 }
 
 /** What the run says first: where its temp files go, and what it needs from the machine. */

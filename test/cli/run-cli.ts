@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { compiledScript } from '../helpers/compiled-sources.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,12 +18,13 @@ export interface CliRun {
 const CLEARED = { PORT: '', HOST: '', API_TOKEN: '', DATA_DIR: '', DATABASE_URL: '', DATABASE_SCHEMA: '' };
 
 /**
- * Runs `conversation-model-service <args>` from the sources (`node --import tsx`, one process),
+ * Runs `conversation-model-service <args>` from the run's compiled sources (one node process; see
+ * test/helpers/compiled-sources.ts),
  * stdout and stderr piped, with `env` added; resolves when it exits, at most 30 s later (then its
  * process group is killed and the promise rejects). It runs `detached`, in a group of its own.
  */
 export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [compiledScript('adapters/cli/main.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...CLEARED, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { compiledScript } from './compiled-sources.js';
 import { rssMiBOf } from './processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -13,19 +14,19 @@ export interface ServeProcess {
   readonly child: ChildProcess;
   /** Everything it printed so far, stdout and stderr. */
   output(): string;
-  /** Kills its whole process group (the server and tsx's esbuild service); safe to call twice. */
+  /** Kills its whole process group (the server and any GGUF runner it started); safe to call twice. */
   kill(): void;
 }
 
 /**
- * Starts `adapters/cli/main.ts serve --port 0 --data-dir <dataDir>` with `env` added to this
- * process's environment; resolves once it prints the address it listens on (at most 20 s).
- * The CLI runs in one node process, `node --import tsx`, rather than through the `tsx` command,
- * which would run it in a child process of its own: the pid is then the server's, whose memory
- * can be read. It runs `detached`, in a process group of its own, killed whole by `kill()`.
+ * Starts `adapters/cli/main.ts serve --port 0 --data-dir <dataDir>` (the run's compiled sources,
+ * test/helpers/compiled-sources.ts) with `env` added to this process's environment; resolves once
+ * it prints the address it listens on (at most 20 s). The CLI runs in one node process, whose pid
+ * is the server's, whose memory can be read. It runs `detached`, in a process group of its own,
+ * killed whole by `kill()`.
  */
 export function startServeProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [compiledScript('adapters/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

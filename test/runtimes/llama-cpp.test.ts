@@ -15,6 +15,7 @@ import type { ChatMessage, ModelRuntime } from '../../src/ports.js';
 import type { ModelRecord } from '../../src/records.js';
 import { createLlamaCppRuntime, type LlamaCppRuntimeOptions } from '../../src/runtimes/llama-cpp.js';
 import { createModelPool } from '../../src/runtimes/model-pool.js';
+import { compiledScript } from '../helpers/compiled-sources.js';
 import { rssMiB } from '../helpers/memory.js';
 import { childProcessIds, isRunning, rssMiBOf } from '../helpers/processes.js';
 import { llamaCppUnmet, needs } from '../helpers/requirements.js';
@@ -32,9 +33,16 @@ afterAll(async () => {
   for (const runtime of runtimes) await runtime.unloadAll?.();
 });
 
+/**
+ * The runner compiled once for the run: a runner started through tsx takes twice the time and CPU
+ * to start (test/helpers/compiled-sources.ts). The runner found beside the sources, through tsx,
+ * is the one of the test of a script that exits.
+ */
+const runnerScript = compiledScript('src/runtimes/llama-runner.ts');
+
 /** A runtime on the test cache, one thread, unloaded after the file. */
 function runtime(options: Partial<LlamaCppRuntimeOptions> = {}) {
-  const created = createLlamaCppRuntime({ cacheRoot, threads: 1, contextSize: 2_048, ...options });
+  const created = createLlamaCppRuntime({ cacheRoot, threads: 1, contextSize: 2_048, runnerScript, ...options });
   runtimes.push(created);
   return created;
 }
@@ -331,7 +339,7 @@ describe('running a tiny GGUF model', needs(cannotRun), () => {
 
   it('renames through the service with a custom model whose GGUF is in its cache folder', async () => {
     const dataDir = await tempDir('cms-llama-service-');
-    const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: 1, contextSize: 2_048 });
+    const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: 1, contextSize: 2_048, runnerScript });
     runtimes.push(llama);
     const chats: ChatMessage[][] = [];
     const counted: ModelRuntime = {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Configuration, ModelApi, ResponseError } from '@pieces.app/pieces-os-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheFolderOf } from '../../src/models/cache-folder.js';
+import { compiledScript } from '../helpers/compiled-sources.js';
 import { llamaCppUnmet, needs } from '../helpers/requirements.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { seededModel } from '../helpers/service.js';
@@ -64,7 +65,7 @@ describe('the server process with a model file that aborts llama.cpp', needs(can
     expect(server.output()).toMatch(/could not write the title: .*SIGABRT/);
 
     // The command line's list says so too.
-    const list = spawnSync(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', 'models', 'list', '--url', server.url], {
+    const list = spawnSync(process.execPath, [compiledScript('adapters/cli/main.ts'), 'models', 'list', '--url', server.url], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       encoding: 'utf8',
       timeout: 20_000,

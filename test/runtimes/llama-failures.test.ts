@@ -16,6 +16,7 @@ import type { ChatMessage, ModelRuntime } from '../../src/ports.js';
 import type { ModelRecord } from '../../src/records.js';
 import { createLlamaCppRuntime } from '../../src/runtimes/llama-cpp.js';
 import { RunnerExitedError, startRunner } from '../../src/runtimes/runner-process.js';
+import { compiledScript } from '../helpers/compiled-sources.js';
 import { childProcessIds } from '../helpers/processes.js';
 import { llamaCppUnmet, needs } from '../helpers/requirements.js';
 import { said, seededModel } from '../helpers/service.js';
@@ -37,8 +38,11 @@ afterAll(async () => {
   for (const runtime of runtimes) await runtime.unloadAll?.();
 });
 
+/** The runner compiled once for the run: through tsx it takes twice as long to start (test/helpers/compiled-sources.ts). */
+const runnerScript = compiledScript('src/runtimes/llama-runner.ts');
+
 function runtime(contextSize = 512) {
-  const created = createLlamaCppRuntime({ cacheRoot, threads: 1, contextSize });
+  const created = createLlamaCppRuntime({ cacheRoot, threads: 1, contextSize, runnerScript });
   runtimes.push(created);
   return created;
 }
@@ -87,7 +91,7 @@ describe('a malformed file the header check catches', () => {
 describe('a runner that dies', needs(cannotRun), () => {
   it('a native abort inside llama.cpp ends the runner process, not this one, and says how it ended', async () => {
     const model = await modelWithGguf('native-abort', ZERO_HEADS);
-    const runner = startRunner();
+    const runner = startRunner(runnerScript);
     const file = path.join(cacheFolderOf(cacheRoot, model.id), 'model.gguf');
     // Straight to the runner, past the header check: what the check spares the runner from.
     const failure = await runner
@@ -140,7 +144,7 @@ describe('a runner that dies', needs(cannotRun), () => {
 
   it('through the service: a rename falls back to the embedded summarizer, the model answer shows loadFailure, a load by name answers 422 naming the field', async () => {
     const dataDir = await tempDir('cms-llama-failures-service-');
-    const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: 1, contextSize: 512 });
+    const llama = createLlamaCppRuntime({ cacheRoot: path.join(dataDir, 'models'), threads: 1, contextSize: 512, runnerScript });
     runtimes.push(llama);
     const warnings: string[] = [];
     const service = await createService({ dataDir, runtimes: [llama], logger: { warn: (message) => warnings.push(message) } });
