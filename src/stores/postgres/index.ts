@@ -70,6 +70,12 @@ export async function createPostgresRepository(
   };
   const view = recordView((query) => pool.query(query), parts);
   const feed = new PostgresChangeFeed(pool, view, parts.statements, parts.channel, (message) => logger.warn(message));
+  try {
+    await feed.open();
+  } catch (error) {
+    if (ownPool) await pool.end();
+    throw error;
+  }
   // Transactions under way, which close() lets finish.
   const running = new Set<Promise<unknown>>();
   let closed = false;
@@ -80,13 +86,13 @@ export async function createPostgresRepository(
     changes: feed,
     async read(fn) {
       refuseClosed();
-      // After a first subscribe, once the feed knows where it starts: what this read misses, it delivers.
-      await feed.ready();
+      feed.used();
       return fn(view);
     },
     transact(fn) {
       refuseClosed();
-      const work = feed.ready().then(() => runTransaction(pool, parts, fn, feed));
+      feed.used();
+      const work = runTransaction(pool, parts, fn, feed);
       running.add(work);
       void work.then(
         () => running.delete(work),
