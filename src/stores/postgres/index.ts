@@ -26,6 +26,11 @@ export interface PostgresRepositoryOptions {
    * Default 32 MiB; 0 keeps none.
    */
   readonly recordCacheBytes?: number;
+  /**
+   * Refuse a schema that holds no store (a ServiceError NOT_FOUND) instead of creating it: for a
+   * store only read from, such as a copy's source. Default false.
+   */
+  readonly mustExist?: boolean;
   /** Where warnings go (a connection of the store's own pool that failed while idle). Default `console`. */
   readonly logger?: { warn(message: string): void };
 }
@@ -57,7 +62,7 @@ export async function createPostgresRepository(
   const ownPool = 'connectionString' in connection;
   const pool = ownPool ? await openPool(connection.connectionString, (message) => logger.warn(message)) : connection.pool;
   try {
-    await migrate(pool, schema, quoted);
+    await migrate(pool, schema, quoted, options.mustExist);
   } catch (error) {
     if (ownPool) await pool.end();
     throw error;
