@@ -116,10 +116,13 @@ export interface ChangeBatch {
  */
 export interface ChangeFeed {
   /**
-   * Calls `listener` with every batch committed from now on, in order (see {@link ChangeFeed}).
-   * Batches committed before are not delivered: a reader that subscribes, then reads the records,
-   * misses no write (one committed meanwhile is read, or delivered, or both). Answers a function
-   * that stops the calls (a batch being delivered when it is called may still reach the listener).
+   * Calls `listener` with every batch committed from now on, in order (see {@link ChangeFeed}),
+   * however soon after the call it commits, in this process or another. Batches committed before
+   * are not delivered, except that a store shared by processes may deliver some committed shortly
+   * before (it cannot wait for the database here, so it starts from a position it took earlier):
+   * a reader that subscribes, then reads the records, misses no write (one committed meanwhile is
+   * read, or delivered, or both). Answers a function that stops the calls (a batch being delivered
+   * when it is called may still reach the listener).
    */
   subscribe(listener: (batch: ChangeBatch) => void): () => void;
   /**

@@ -39,7 +39,8 @@ Examples:
     // A folder that is not there holds nothing: opening it would make an empty store and copy nothing, silently.
     if (from.kind === 'folder' && !existsSync(from.folder)) throw new CommandFailure(`There is no data folder ${from.folder}.`);
     const advice = ' (a server on it, say), then copy again.';
-    const source = await openStore(from, { folderInUseAdvice: advice });
+    // Read only: a schema that holds no store is an error, not one to create.
+    const source = await openStore(from, { folderInUseAdvice: advice, mustExist: true });
     let target: Repository | undefined;
     try {
       target = await openStore(to, { folderInUseAdvice: advice });

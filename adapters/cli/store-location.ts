@@ -80,6 +80,8 @@ export interface OpenStoreOptions {
   /** What the folder-in-use message advises after "Stop that process" (the command's own flags). */
   readonly folderInUseAdvice?: string;
   readonly logger?: { warn(message: string): void };
+  /** A database schema that holds no store is refused rather than created (a copy's source). */
+  readonly mustExist?: boolean;
 }
 
 /**
@@ -110,7 +112,11 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
   try {
     return await createPostgresRepository(
       { connectionString: location.url },
-      { schema: location.schema, ...(options.logger ? { logger: options.logger } : {}) },
+      {
+        schema: location.schema,
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.mustExist ? { mustExist: true } : {}),
+      },
     );
   } catch (error) {
     throw new CommandFailure(`Cannot open ${describeStore(location)}: ${withoutPassword(messageOf(error), location.url)}`);

@@ -11,7 +11,8 @@ import { asDownloadFailure, bytesText, DownloadFailure, mibText } from './downlo
 import { type DownloadOptions, resolveDownloadOptions } from './download-options.js';
 import { requestFile } from './download-request.js';
 import { freeBytes } from './free-space.js';
-import { isRealFolder, openPartial, PARTIAL_SUFFIX, partialBytes, prepareFolder, preparePartial } from './partial-file.js';
+import { abandonedAfterMs, claimPartial, ownPartialName, parkedPartialName, parkPartial, removeIdlePartials } from './partial-claims.js';
+import { isRealFolder, openPartial, PARTIAL_SUFFIX, partialBytes, prepareFolder } from './partial-file.js';
 import { receiveBody } from './receive-body.js';
 
 export { PARTIAL_SUFFIX } from './partial-file.js';
@@ -117,6 +118,7 @@ export function createDownloads(setup: DownloadsSetup) {
   const now = setup.now ?? (() => new Date());
   const jobs = new Map<string, Job>();
   const failures = new Map<string, DownloadFailureNote>();
+  const abandonedMs = abandonedAfterMs(options);
 
   /** Why `needed` more bytes do not fit in `folder` while keeping the reserve, or undefined when they do. */
   async function shortfall(folder: string, needed: number): Promise<string | undefined> {
@@ -130,10 +132,14 @@ export function createDownloads(setup: DownloadsSetup) {
 
   async function run(modelId: string, source: DownloadSource, job: Job): Promise<void> {
     const folder = cacheFolderOf(setup.cacheRoot, modelId);
-    const partial = path.join(folder, source.fileName) + PARTIAL_SUFFIX;
+    const finished = path.join(folder, source.fileName);
+    // This download's own partial file: another process sharing the folder never writes it (see partial-claims.ts).
+    const partial = path.join(folder, ownPartialName(source.fileName));
     try {
       await prepareFolder(folder);
-      let have = await preparePartial(partial);
+      // Another process sharing the folder finished it since this one was asked for.
+      if (await isFinishedFile(finished)) return;
+      let have = await claimPartial(folder, source.fileName, partial, abandonedMs);
       // More bytes than the whole file: the partial file is wrong, start over.
       if (source.bytes !== undefined && have > source.bytes) have = 0;
       // A resume the server does not answer as asked is asked again once, for the whole file:
@@ -157,8 +163,12 @@ export function createDownloads(setup: DownloadsSetup) {
       }
     } catch (error) {
       const failure = asDownloadFailure(error);
-      // Its bytes are wrong, or the disk needs its room. (Never through a linked folder.)
-      if (!failure.keepPartial && !job.controller.signal.aborted && (await isRealFolder(folder))) await rm(partial, { force: true });
+      // Never through a linked folder.
+      if (await isRealFolder(folder)) {
+        // Its bytes are wrong, or the disk needs its room; otherwise they are kept to resume from.
+        if (!failure.keepPartial && !job.controller.signal.aborted) await rm(partial, { force: true });
+        else await parkPartial(folder, source.fileName, partial).catch(() => rm(partial, { force: true }));
+      }
       throw failure;
     }
 
@@ -195,7 +205,10 @@ export function createDownloads(setup: DownloadsSetup) {
           throw new DownloadFailure(`checksum mismatch: the file's sha256 is ${actual}, not ${source.sha256}`, false);
         }
       }
-      await rename(partial, path.join(folder, source.fileName));
+      // Whole and checked: it appears under its name at once (a rename), never in part. One that
+      // another process finished meanwhile is as whole: it stays, and this copy goes.
+      if (await isFinishedFile(finished)) await rm(partial, { force: true });
+      else await rename(partial, finished);
     }
   }
 
@@ -214,7 +227,7 @@ export function createDownloads(setup: DownloadsSetup) {
       if (isRunning(modelId)) return jobs.get(modelId)!.state;
       if (source.bytes !== undefined) {
         const folder = cacheFolderOf(setup.cacheRoot, modelId);
-        const have = (await isRealFolder(folder)) ? await partialBytes(path.join(folder, source.fileName) + PARTIAL_SUFFIX) : 0;
+        const have = (await isRealFolder(folder)) ? await partialBytes(path.join(folder, parkedPartialName(source.fileName))) : 0;
         const missing = await shortfall(folder, Math.max(0, source.bytes - have));
         if (missing) {
           throw new ServiceError('INSUFFICIENT_STORAGE', `Not enough disk space to download model "${modelId}": ${missing}.`, {
@@ -256,7 +269,10 @@ export function createDownloads(setup: DownloadsSetup) {
       return failures.get(modelId);
     },
     isRunning,
-    /** Stops the download of `modelId` and removes its partial file. */
+    /**
+     * Stops the download of `modelId` and removes its partial files, but those another process
+     * sharing the folder is writing.
+     */
     async cancel(modelId: string): Promise<void> {
       const job = jobs.get(modelId);
       if (job && isRunning(modelId)) {
@@ -268,9 +284,7 @@ export function createDownloads(setup: DownloadsSetup) {
       const folder = cacheFolderOf(setup.cacheRoot, modelId);
       // Never through a link planted in place of the folder.
       if (!(await isRealFolder(folder))) return;
-      for (const name of await readdir(folder)) {
-        if (name.endsWith(PARTIAL_SUFFIX)) await rm(path.join(folder, name), { force: true });
-      }
+      await removeIdlePartials(folder, abandonedMs);
     },
     /** Waits for the download of `modelId` to end (tests, shutdown). */
     async settled(modelId: string): Promise<void> {
@@ -293,6 +307,9 @@ const progress = (received: number, total: number | undefined): DownloadState =>
   bytesReceived: received,
   ...(total !== undefined ? { bytesTotal: total } : {}),
 });
+
+/** Whether `file` is a regular file (a finished download), not a link or a folder. */
+const isFinishedFile = async (file: string): Promise<boolean> => (await lstat(file).catch(() => undefined))?.isFile() === true;
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');

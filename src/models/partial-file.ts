@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open } from 'node:fs/promises';
 import { asDownloadFailure, DownloadFailure } from './download-failure.js';
 
 /** The suffix of a file being downloaded: never loaded, kept to resume from. */
@@ -32,18 +32,6 @@ export async function isRealFolder(folder: string): Promise<boolean> {
 export async function partialBytes(partial: string): Promise<number> {
   const stats = await lstat(partial).catch(() => undefined);
   return stats?.isFile() ? stats.size : 0;
-}
-
-/**
- * {@link partialBytes}, after removing a partial that is not a regular file (a planted link, say:
- * `unlink` removes the link, never its target), so the download starts over.
- */
-export async function preparePartial(partial: string): Promise<number> {
-  const stats = await lstat(partial).catch(() => undefined);
-  if (!stats) return 0;
-  if (stats.isFile()) return stats.size;
-  await unlink(partial).catch(fail);
-  return 0;
 }
 
 /**

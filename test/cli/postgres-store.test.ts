@@ -7,8 +7,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import pg from 'pg';
+import { expect, it, onTestFinished } from 'vitest';
 import { createService } from '../../src/index.js';
 import { createPostgresRepository } from '../../src/stores/postgres/index.js';
 import { describeWithPostgres, freshSchema } from '../helpers/postgres.js';
@@ -74,6 +76,32 @@ it('serve with a DATABASE_URL nothing listens at says so in one line and exits 1
   );
   expect(serving.output).not.toContain('s3cret-pw');
   // No fallback: nothing was opened, or made, in the folder.
+  expect(existsSync(path.join(cwd, 'data'))).toBe(false);
+});
+
+it('serve with a DATABASE_URL whose server accepts but never answers gives up after connect_timeout, in one line, exit 1', async () => {
+  // A black hole: the connection is accepted, and nothing ever comes back.
+  const sockets = new Set<Socket>();
+  const hole = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => hole.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => hole.close(() => resolve()));
+  });
+  const { port } = hole.address() as AddressInfo;
+  const cwd = await tempDir();
+  const started = Date.now();
+  const serving = await startServe(cwd, { DATABASE_URL: `postgres://me@127.0.0.1:${port}/app?connect_timeout=1` });
+  expect(serving.code, serving.output).toBe(1);
+  // tsx's start included; without connect_timeout in the URL it waits 10 s (test/stores/postgres-pool.test.ts).
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(sockets.size).toBeGreaterThan(0);
+  expect(serving.output.trim().split('\n')).toEqual([
+    `Cannot open PostgreSQL postgres://me@127.0.0.1:${port}/app, schema conversation_model_service: no answer within 1 s of connecting (connect_timeout=1)`,
+  ]);
   expect(existsSync(path.join(cwd, 'data'))).toBe(false);
 });
 
@@ -145,6 +173,27 @@ describeWithPostgres('the command on PostgreSQL', (server) => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/: 0 written, \d+ unchanged\.$/m);
     expect(again.stdout).not.toMatch(/: [1-9]\d* written/);
+
+    // A schema that holds no store is no source: refused, and neither it nor the target is made.
+    const nowhere = path.join(await tempDir(), 'nowhere');
+    const missing = await runCli(['store', 'copy', '--from', server().url, '--from-schema', 'nosuch', '--to', nowhere]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toBe(
+      `Cannot open PostgreSQL postgres://postgres@127.0.0.1:${server().port}/postgres, schema nosuch: The PostgreSQL schema "nosuch" holds no conversation-model-service store.\n`,
+    );
+    expect(existsSync(nowhere)).toBe(false);
+    const probe = await createPostgresRepository({ connectionString: server().url }, { schema: 'nosuch', mustExist: true }).catch(
+      (error: unknown) => error,
+    );
+    expect(probe).toMatchObject({ code: 'NOT_FOUND' });
+    const admin = new pg.Client({ connectionString: server().url });
+    await admin.connect();
+    try {
+      expect((await admin.query("SELECT nspname FROM pg_namespace WHERE nspname = 'nosuch'")).rows).toEqual([]);
+    } finally {
+      await admin.end();
+    }
 
     const down = await runCli(['store', 'copy', '--from', server().url, '--from-schema', schema, '--to', back]);
     expect(down.code, down.stderr).toBe(0);

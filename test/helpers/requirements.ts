@@ -112,7 +112,7 @@ export async function llamaCppUnmet(): Promise<string | undefined> {
 export const POSTGRESQL: Requirement = {
   what: 'PostgreSQL server binaries in /usr/lib/postgresql/<version>/bin',
   usedBy:
-    'the PostgreSQL store tests (test/contracts/postgres.test.ts, test/storage/postgres*.test.ts, test/cli/postgres-store.test.ts), each starting a throw-away server',
+    'the PostgreSQL store tests (test/contracts/postgres.test.ts, test/storage/postgres*.test.ts, test/cli/postgres-store.test.ts, test/conformance/postgres-instances.test.ts), each starting a throw-away server',
   provide: 'apt-get install postgresql (.ci/run installs it)',
   missing: () => (existsSync('/usr/lib/postgresql') ? undefined : '/usr/lib/postgresql is missing'),
 };

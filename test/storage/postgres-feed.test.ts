@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, expect, it, onTestFinished } from 'vitest';
 import type { ChangeBatch, Repository } from '../../src/ports.js';
-import { createPostgresRepository } from '../../src/stores/postgres/index.js';
+import { createPostgresRepository, type PostgresPool } from '../../src/stores/postgres/index.js';
 import { conversationRecord } from '../../src/testing/records.js';
 import { describeWithPostgres, freshSchema } from '../helpers/postgres.js';
 import { conversationWith, said, serviceForTest } from '../helpers/service.js';
@@ -76,6 +76,37 @@ describeWithPostgres('PostgreSQL change feed across instances', (server) => {
     await a.transact((tx) => tx.put('conversations', conversationRecord('after')));
     expect(await until(() => seen.length === 2, 2_000)).toBe(true);
     expect(seen).toEqual([['while-down'], ['after']]);
+  });
+
+  it('delivers a write another instance commits right after subscribe, before the feed has asked the database anything', async () => {
+    const schema = freshSchema('feed');
+    // A's queries wait while `slow` is set, as behind a slow network: the feed's first question
+    // to the database is answered only after B committed.
+    const poolA = new pg.Pool({ connectionString: server().url });
+    let slow: Promise<void> | undefined;
+    const slowPool = {
+      query: async (...args: Parameters<pg.Pool['query']>) => {
+        await slow;
+        return poolA.query(...args);
+      },
+      connect: () => poolA.connect(),
+      end: () => poolA.end(),
+    } as unknown as PostgresPool;
+    const a = await createPostgresRepository({ pool: slowPool }, { schema, logger: { warn: () => undefined } });
+    const b = await createPostgresRepository({ connectionString: server().url }, { schema, logger: { warn: () => undefined } });
+    onTestFinished(async () => {
+      await Promise.all([a.close(), b.close()]);
+      await poolA.end();
+    });
+    await a.read((view) => view.get('conversations', 'none'));
+    let answer!: () => void;
+    slow = new Promise((resolve) => (answer = resolve));
+    const seen: string[] = [];
+    a.changes!.subscribe((batch) => seen.push(...batch.changes.map((change) => change.id)));
+    await b.transact((tx) => tx.put('conversations', conversationRecord('right-after', 'committed after A subscribed')));
+    answer();
+    await a.changes!.caughtUp();
+    expect(seen).toEqual(['right-after']);
   });
 
   it("finds the other service's writes by search as soon as they are acknowledged", async () => {

@@ -208,6 +208,71 @@ describeWithPostgres('PostgreSQL store', (server) => {
     }
   });
 
+  it('loses neither a rename nor a summary written while another instance updates the conversation', async () => {
+    const schema = freshSchema();
+    // The summarizer of A answers only once both of its calls are under way and B has written.
+    let release!: () => void;
+    const written = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    let bothCalled!: () => void;
+    const called = new Promise<void>((resolve) => (bothCalled = resolve));
+    const slow = (answer: string) => async () => {
+      if (++calls === 2) bothCalled();
+      await written;
+      return answer;
+    };
+    const a = await createService({
+      repository: await createPostgresRepository({ connectionString: server().url }, { schema }),
+      summarizer: createFakeSummarizer({ title: slow('Title by the summarizer'), summary: slow('Summary by the summarizer.') }),
+    });
+    onTestFinished(() => a.close());
+    const b = await serviceOn(await createPostgresRepository({ connectionString: server().url }, { schema }));
+    const { id } = await a.createConversation({ type: 'COPILOT', name: 'Before' });
+    await a.createMessage({ role: 'USER', fragment: { string: { raw: 'why does my build fail' } }, conversation: { id } });
+    const renaming = a.renameConversation(id);
+    const summarizing = a.summarizeConversation(id);
+    await called;
+    await b.updateConversation({ id, favorited: true, pipeline: { set: 'by B' } });
+    const appended = await b.createMessage({ role: 'ASSISTANT', fragment: { string: { raw: 'a missing import' } }, conversation: { id } });
+    await b.incrementConversationScores(id, { conversation: { reuse: true } });
+    release();
+    const [, { annotation }] = await Promise.all([renaming, summarizing]);
+    for (const reader of [a, b]) {
+      const conversation = await reader.getConversation(id);
+      expect(conversation).toMatchObject({ name: 'Title by the summarizer', favorited: true, pipeline: { set: 'by B' } });
+      expect(conversation.score).toMatchObject({ reuse: 1 });
+      expect(Object.keys(conversation.messages?.indices ?? {})).toHaveLength(2);
+      expect(Object.keys(conversation.messages?.indices ?? {})).toContain(appended.id);
+      // Linked both ways: the conversation names the summary, and the summary its conversation.
+      expect(conversation.annotations?.iterable.map((item) => item.reference)).toEqual([
+        expect.objectContaining({ id: annotation.id, text: 'Summary by the summarizer.', conversation: { id } }),
+      ]);
+    }
+  });
+
+  it('fails a statement stuck behind a lock after the statement timeout, and the store goes on', async () => {
+    const schema = freshSchema();
+    const writer = await open(schema);
+    await writer.transact((tx) => tx.put('conversations', conversationRecord('held')));
+    const stuck = await createPostgresRepository({ connectionString: `${server().url}?statement_timeout=300` }, { schema });
+    onTestFinished(() => stuck.close());
+    const holder = await admin.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT * FROM "${schema}".records WHERE id = 'held' FOR UPDATE`);
+      const started = Date.now();
+      await expect(stuck.transact(async (tx) => tx.get('conversations', 'held'))).rejects.toMatchObject({
+        code: '57014',
+        message: expect.stringContaining('statement timeout'),
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await stuck.transact(async (tx) => (await tx.get('conversations', 'held'))?.id)).toBe('held');
+  });
+
   it('runs a transaction again when PostgreSQL gives it up in a deadlock, so both writers succeed', async () => {
     const schema = freshSchema();
     const [one, two] = [await open(schema), await open(schema)];

@@ -13,7 +13,12 @@ const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 30_000;
 /** Pruning of `changes` (rows older than a day) runs at most this often. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
-/** Xids remembered while not following (no subscriber yet): enough for the transactions under way. */
+/**
+ * While nobody follows, the starting position is taken again when the store is used and it is
+ * older than this, or this process's own transactions since it number more than
+ * {@link UNFOLLOWED_DELIVERED}: what a first subscription delivers from before it stays small.
+ */
+const BASELINE_STALE_MS = 10_000;
 const UNFOLLOWED_DELIVERED = 1024;
 
 /**
@@ -30,21 +35,30 @@ const UNFOLLOWED_DELIVERED = 1024;
  * delivered as one batch, in transaction id order. Batches are numbered by this process's
  * {@link ChangeEmitter}, never by transaction ids.
  *
- * The first subscription starts following: the position is where the database is then (earlier
- * changes are not delivered), one connection of the pool is held to LISTEN on the schema's channel
- * and polls on each notification, and a poll runs every few seconds besides. When that connection
+ * The starting position is taken before anyone subscribes ({@link open}, then again while the
+ * store is used and nobody follows): a subscription cannot wait for the database, and a position
+ * taken after it returned would pass over a transaction of another instance that committed in
+ * between. Its transactions committed by then are remembered as delivered, so a first
+ * subscription gets what committed since that position was taken: every transaction committed
+ * after it returned, and perhaps a few from shortly before. It starts following: one connection
+ * of the pool is held to LISTEN on the schema's channel and polls on each notification, and a
+ * poll runs every few seconds besides. When that connection
  * fails it is dropped, another is opened after 1 s (doubling to 30 s), and the feed polls from its
  * position: a reconnect resyncs, it never skips. Rows of `changes` older than a day are pruned (at
  * most once an hour): an instance away longer rebuilds what follows the feed.
  */
 export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   readonly #emitter = new ChangeEmitter();
-  /** W: every change below it delivered. Undefined until following. */
+  /** W: every change below it delivered (or committed before the feed's start). Undefined until {@link open}. */
   #position: bigint | undefined;
   readonly #delivered = new Set<bigint>();
   /** This process's transactions between their last statement and the end of their COMMIT: left to `committed`. */
   readonly #committing = new Set<bigint>();
   #starting: Promise<void> | undefined;
+  /** The starting position being taken again (see {@link used}). */
+  #rebasing: Promise<void> | undefined;
+  /** When the starting position was last taken (Date.now()). */
+  #baselineAt = 0;
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #listener: PostgresClient | undefined;
@@ -64,6 +78,11 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     private readonly warn: (message: string) => void,
   ) {}
 
+  /** Takes the starting position: before the store is handed out, so that no subscription comes first. */
+  async open(): Promise<void> {
+    await this.#takeBaseline();
+  }
+
   subscribe(listener: (batch: ChangeBatch) => void): () => void {
     const stop = this.#emitter.subscribe(listener);
     this.#following = true;
@@ -81,11 +100,35 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   }
 
   /**
-   * Settles once the feed's starting position is known (at once when not starting): a read started
-   * after `subscribe` waits for it, so that a write it does not see is delivered.
+   * The store is being used (a read, a transaction): while nobody follows, the starting position
+   * is taken again, in the background, once it is old or this process's transactions since it
+   * are many, so that a later first subscription has little to deliver from before it.
    */
-  async ready(): Promise<void> {
-    await this.#starting?.catch(() => undefined);
+  used(): void {
+    if (this.#following || this.#closed || this.#rebasing) return;
+    if (Date.now() - this.#baselineAt < BASELINE_STALE_MS && this.#delivered.size < UNFOLLOWED_DELIVERED) return;
+    this.#rebasing = this.#takeBaseline()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#rebasing = undefined;
+      });
+  }
+
+  /**
+   * Where the database's changes are now: the oldest transaction still running, and those at or
+   * past it committed already, in one statement. Applied only while nobody follows: a position
+   * taken after a subscription returned could pass over a transaction committed in between.
+   */
+  async #takeBaseline(): Promise<void> {
+    const following = this.#following;
+    const { rows } = await this.pool.query(this.statements.feedStart);
+    if (this.#following !== following) return;
+    const found = rows as { xmin: string; xid: string | null }[];
+    const position = BigInt(found[0]!.xmin);
+    for (const xid of this.#delivered) if (xid < position) this.#delivered.delete(xid);
+    for (const row of found) if (row.xid !== null) this.#delivered.add(BigInt(row.xid));
+    this.#position = position;
+    this.#baselineAt = Date.now();
   }
 
   committing(xid: bigint): void {
@@ -102,7 +145,6 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     // them already, and the state the transaction left must not follow it.
     await this.#inTurn(async () => {
       this.#committing.delete(xid);
-      if (this.#position === undefined && this.#delivered.size >= UNFOLLOWED_DELIVERED) this.#delivered.clear();
       this.#delivered.add(xid);
       const records = await this.#readBack(changes);
       this.#emitter.emit(
@@ -158,7 +200,7 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     this.#closed = true;
     clearInterval(this.#timer);
     clearTimeout(this.#retry);
-    await Promise.allSettled([this.#starting, this.#running, this.#queued]);
+    await Promise.allSettled([this.#starting, this.#running, this.#queued, this.#rebasing]);
     const listener = this.#listener;
     this.#listener = undefined;
     // Closed, not returned to the pool (a pool of the host's, maybe): it LISTENs, and its events come here.
@@ -167,9 +209,8 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
 
   #start(): Promise<void> {
     this.#starting ??= (async () => {
-      const { rows } = await this.pool.query(this.statements.feedStart);
-      this.#position = BigInt((rows[0] as { xmin: string }).xmin);
-      for (const xid of this.#delivered) if (xid < this.#position) this.#delivered.delete(xid);
+      // Taken by open(); again here only if the store was made without it.
+      if (this.#position === undefined) await this.#takeBaseline();
       if (this.#closed) return;
       this.#timer = setInterval(() => this.#pollQuietly(), SAFETY_POLL_MS);
       this.#timer.unref?.();

@@ -26,6 +26,11 @@ export interface PostgresRepositoryOptions {
    * Default 32 MiB; 0 keeps none.
    */
   readonly recordCacheBytes?: number;
+  /**
+   * Refuse a schema that holds no store (a ServiceError NOT_FOUND) instead of creating it: for a
+   * store only read from, such as a copy's source. Default false.
+   */
+  readonly mustExist?: boolean;
   /** Where warnings go (a connection of the store's own pool that failed while idle). Default `console`. */
   readonly logger?: { warn(message: string): void };
 }
@@ -57,7 +62,7 @@ export async function createPostgresRepository(
   const ownPool = 'connectionString' in connection;
   const pool = ownPool ? await openPool(connection.connectionString, (message) => logger.warn(message)) : connection.pool;
   try {
-    await migrate(pool, schema, quoted);
+    await migrate(pool, schema, quoted, options.mustExist);
   } catch (error) {
     if (ownPool) await pool.end();
     throw error;
@@ -70,6 +75,12 @@ export async function createPostgresRepository(
   };
   const view = recordView((query) => pool.query(query), parts);
   const feed = new PostgresChangeFeed(pool, view, parts.statements, parts.channel, (message) => logger.warn(message));
+  try {
+    await feed.open();
+  } catch (error) {
+    if (ownPool) await pool.end();
+    throw error;
+  }
   // Transactions under way, which close() lets finish.
   const running = new Set<Promise<unknown>>();
   let closed = false;
@@ -80,13 +91,13 @@ export async function createPostgresRepository(
     changes: feed,
     async read(fn) {
       refuseClosed();
-      // After a first subscribe, once the feed knows where it starts: what this read misses, it delivers.
-      await feed.ready();
+      feed.used();
       return fn(view);
     },
     transact(fn) {
       refuseClosed();
-      const work = feed.ready().then(() => runTransaction(pool, parts, fn, feed));
+      feed.used();
+      const work = runTransaction(pool, parts, fn, feed);
       running.add(work);
       void work.then(
         () => running.delete(work),

@@ -63,6 +63,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** setTimeout's longest wait (about 24 days), as node-postgres's `query_timeout`: it reads 0 as "the pool's". */
+const UNBOUNDED_MS = 2 ** 31 - 1;
+
 /** The newest layout this release knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
@@ -70,27 +73,41 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
  * Brings the schema's tables to {@link SCHEMA_VERSION}, creating the schema when missing. Many
  * instances may start together: the steps run under a transaction-scoped advisory lock named
  * after the schema, so one instance runs them and the others, waiting, find them done. A schema a
- * newer release has migrated further is refused (STORE_TOO_NEW) and left as it is.
+ * newer release has migrated further is refused (STORE_TOO_NEW) and left as it is. With
+ * `mustExist`, a schema that holds no store yet is refused (NOT_FOUND) and nothing is created.
  */
-export async function migrate(pool: PostgresPool, schema: string, quoted: string): Promise<void> {
+export async function migrate(pool: PostgresPool, schema: string, quoted: string, mustExist = false): Promise<void> {
   // Most starts find the tables current: answered without the lock, or any right to create.
-  if (refuseNewer(await appliedVersion(pool, quoted), schema) === SCHEMA_VERSION) return;
+  const found = refuseNewer(await appliedVersion(pool, quoted), schema);
+  if (found === SCHEMA_VERSION) return;
+  if (found === 0 && mustExist) {
+    throw new ServiceError('NOT_FOUND', `The PostgreSQL schema "${schema}" holds no conversation-model-service store.`, {
+      resource: 'store',
+      id: schema,
+    });
+  }
   const client = await pool.connect();
   let failure: unknown;
   try {
     // Statements without parameters go in one round trip: the lock's name is made of the schema's
-    // name, which is letters, digits and underscores only (see quoteSchema).
-    await client.query(`
+    // name, which is letters, digits and underscores only (see quoteSchema). Neither the wait for
+    // the lock (another instance migrating) nor a step (an index over every record) is bounded by
+    // the pool's statement timeout: they take what they take, once.
+    await client.query({
+      text: `
       BEGIN;
+      SET LOCAL statement_timeout = 0;
       SELECT pg_advisory_xact_lock(hashtext('${lockName(schema)}'), -1);
       CREATE SCHEMA IF NOT EXISTS ${quoted};
-      CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now());`);
+      CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now());`,
+      query_timeout: UNBOUNDED_MS,
+    });
     const applied = refuseNewer(await appliedVersion(client, quoted), schema);
     const steps = MIGRATIONS.filter((migration) => migration.version > applied).map(
       (migration) =>
         `${migration.sql(quoted)};\nINSERT INTO ${quoted}.migrations (version, name) VALUES (${migration.version}, '${migration.name.replaceAll("'", "''")}');`,
     );
-    await client.query(`${steps.join('\n')}\nCOMMIT;`);
+    await client.query({ text: `${steps.join('\n')}\nCOMMIT;`, query_timeout: UNBOUNDED_MS });
   } catch (error) {
     failure = error;
     await client.query('ROLLBACK').catch(() => undefined);

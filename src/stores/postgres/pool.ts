@@ -8,6 +8,8 @@ export interface PostgresQuery {
   readonly text: string;
   readonly values?: unknown[];
   readonly name?: string;
+  /** Milliseconds this side waits for the answer (node-postgres); default the pool's. */
+  readonly query_timeout?: number;
 }
 
 /** The rows of a query's answer. */
@@ -35,7 +37,58 @@ export interface PostgresPool {
   end(): Promise<void>;
 }
 
-/** A pool of the `pg` package for `connectionString`, loaded now (it is an optional dependency). */
+/**
+ * How long a pool the store makes waits, so that a database that stops answering fails a request
+ * instead of holding it forever. Each may be set in the connection string's query instead
+ * (`postgres://…/app?connect_timeout=30&statement_timeout=60000`); 0 waits without end.
+ */
+export interface PoolBounds {
+  /** Opening a connection, to its first answer (libpq's `connect_timeout`, in seconds in the URL). Default 10 s. */
+  readonly connectMs: number;
+  /**
+   * One statement, on the server (`statement_timeout`), waits for locks included: then PostgreSQL
+   * cancels it and the request fails. Default 30 s. Migrations are not bounded.
+   */
+  readonly statementMs: number;
+  /**
+   * A transaction left open between statements, on the server (`idle_in_transaction_session_timeout`):
+   * an instance that hangs with rows locked (a network cut) frees them. Default 60 s.
+   */
+  readonly idleInTransactionMs: number;
+  /**
+   * One statement's answer, on this side (node-postgres's `query_timeout`): the server's own
+   * bound plus 10 s, for a server or a network that died without closing the connection.
+   */
+  readonly queryMs: number;
+}
+
+export const DEFAULT_CONNECT_MS = 10_000;
+export const DEFAULT_STATEMENT_MS = 30_000;
+export const DEFAULT_IDLE_IN_TRANSACTION_MS = 60_000;
+
+/** The bounds for `connectionString`: its own where it sets them, the defaults otherwise. */
+export function poolBounds(connectionString: string): PoolBounds {
+  let query = new URLSearchParams();
+  try {
+    query = new URL(connectionString).searchParams;
+  } catch {
+    // Not a URL (a socket path): the defaults.
+  }
+  const number = (name: string, fallback: number, scale = 1) => {
+    const text = query.get(name);
+    const value = text === null || text.trim() === '' ? Number.NaN : Number(text);
+    return Number.isFinite(value) && value >= 0 ? Math.round(value * scale) : fallback;
+  };
+  const statementMs = number('statement_timeout', DEFAULT_STATEMENT_MS);
+  return {
+    connectMs: number('connect_timeout', DEFAULT_CONNECT_MS, 1000),
+    statementMs,
+    idleInTransactionMs: number('idle_in_transaction_session_timeout', DEFAULT_IDLE_IN_TRANSACTION_MS),
+    queryMs: number('query_timeout', statementMs === 0 ? 0 : statementMs + 10_000),
+  };
+}
+
+/** A pool of the `pg` package for `connectionString`, loaded now (it is an optional dependency), with {@link poolBounds}. */
 export async function openPool(connectionString: string, warn: (message: string) => void): Promise<PostgresPool> {
   let pg: typeof import('pg');
   try {
@@ -43,8 +96,40 @@ export async function openPool(connectionString: string, warn: (message: string)
   } catch (error) {
     throw new Error('The PostgreSQL store runs on the `pg` package, which is not installed: npm install pg', { cause: error });
   }
-  const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
-  const pool = new Pool({ connectionString });
+  const { Pool, Client } = pg.Pool ? pg : (pg as unknown as { default: typeof import('pg') }).default;
+  const bounds = poolBounds(connectionString);
+  const seconds = bounds.connectMs / 1000;
+  // The connect timeout is the connection's own, not the pool's: the pool's would also fail a
+  // request that waits for a free connection behind busy ones, which each end within the bounds.
+  class BoundedClient extends Client {
+    constructor(config: import('pg').ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: bounds.connectMs });
+    }
+    override connect(): Promise<import('pg').Client>;
+    override connect(callback: (error: Error) => void): void;
+    override connect(callback?: (error: Error) => void): Promise<import('pg').Client> | undefined {
+      const explain = (error: Error) =>
+        error?.message === 'timeout expired'
+          ? new Error(`no answer within ${seconds} s of connecting (connect_timeout=${seconds})`, { cause: error })
+          : error;
+      if (callback) {
+        super.connect((error: Error) => callback(explain(error)));
+        return undefined;
+      }
+      return super.connect().catch((error: Error) => {
+        throw explain(error);
+      });
+    }
+  }
+  const pool = new Pool({
+    connectionString,
+    Client: BoundedClient as typeof Client,
+    keepAlive: true,
+    // The connection string's own settings override these (node-postgres reads it last).
+    statement_timeout: bounds.statementMs,
+    idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
+    query_timeout: bounds.queryMs,
+  });
   // An idle connection the server closes (a restart, a network cut) must not end the process:
   // the pool drops it and opens another when next asked.
   pool.on('error', (error) => warn(`A PostgreSQL connection failed while idle: ${error.message}`));

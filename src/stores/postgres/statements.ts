@@ -51,8 +51,11 @@ export class Statements {
    * started, and one below `xmin` can no longer commit, so the feed's position may move up to it.
    */
   readonly pollChanges: string;
-  /** Where the feed starts: the oldest transaction id still running. */
-  readonly feedStart = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin';
+  /**
+   * Where the feed starts: the oldest transaction id still running, and the transactions at or
+   * past it that committed changes already (one row each; one row with a null xid when none did).
+   */
+  readonly feedStart: string;
   /** Changes older than a day, deleted (the feed's pruning). */
   readonly pruneChanges: string;
 
@@ -135,6 +138,10 @@ export class Statements {
       FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin) s
       LEFT JOIN ${schema}.changes c ON c.xid >= $1::xid8
       ORDER BY c.xid`;
+    this.feedStart = `
+      SELECT s.xmin::text AS xmin, c.xid::text AS xid
+      FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) s
+      LEFT JOIN (SELECT DISTINCT xid FROM ${schema}.changes) c ON c.xid >= s.xmin`;
     this.pruneChanges = `DELETE FROM ${schema}.changes WHERE at < now() - interval '24 hours'`;
   }
 
