@@ -36,7 +36,13 @@ export type ErrorCode =
    * what this release knows): refused when the store opens, and nothing of it is changed. Run the
    * newer release, or restore a copy made before the upgrade.
    */
-  | 'STORE_TOO_NEW';
+  | 'STORE_TOO_NEW'
+  /**
+   * The store's database cannot answer now: unreachable, restarting, a statement past its time
+   * bound, or writes that kept meeting each other past their retries. Nothing of the request was
+   * kept (a transaction that failed rolled back); the same request may succeed later.
+   */
+  | 'STORE_UNAVAILABLE';
 
 /** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
 export interface InputIssue {

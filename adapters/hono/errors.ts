@@ -23,6 +23,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
   // Refused when the store opens, so no request meets it; if one did, the service could not
   // answer until it is upgraded: on its side, like damaged data.
   STORE_TOO_NEW: 503,
+  // The database is unreachable or over its time bounds: on the service's side, and a retry later
+  // may succeed.
+  STORE_UNAVAILABLE: 503,
 };
 
 /** Per-route exceptions to the table, set by a route before it calls the service. */

@@ -313,6 +313,7 @@ export const errorAnswerSchema = z.strictObject({
       'INSUFFICIENT_STORAGE',
       'DATA_DAMAGED',
       'STORE_TOO_NEW',
+      'STORE_UNAVAILABLE',
       'INTERNAL',
     ]),
     message: z.string(),

@@ -116,8 +116,9 @@ describe('a huge model list', () => {
   const many = Array.from({ length: 200_000 }, (_, i) => `model-${i}`);
 
   it('lists its first maxModels models (default 1,000) and says once that the others are left out', async () => {
-    // 200,000 models are ~16 MB of JSON: a cap raised above it, so that maxModels is what cuts.
-    const { runtime, warnings, server } = await setUp({ maxResponseBytes: 64 * MiB }, many);
+    // 200,000 models are ~16 MB of JSON: a cap raised above it, so that maxModels is what cuts,
+    // and time enough to read it on a busy machine (the list's 2 s bound is not what is tested).
+    const { runtime, warnings, server } = await setUp({ maxResponseBytes: 64 * MiB, listTimeoutMs: 60_000 }, many);
     const models = await runtime.models();
     expect(models).toHaveLength(1_000);
     expect(models.map((model) => model.unique)).toEqual(many.slice(0, 1_000));
@@ -126,7 +127,7 @@ describe('a huge model list', () => {
   });
 
   it('keeps the service’s model list small', async () => {
-    const { runtime } = await setUp({ maxResponseBytes: 64 * MiB, maxModels: 50 }, many);
+    const { runtime } = await setUp({ maxResponseBytes: 64 * MiB, maxModels: 50, listTimeoutMs: 60_000 }, many);
     const service = await createService({ summarizer: createFakeSummarizer(), runtimes: [runtime] });
     const listed = await service.listModels();
     expect(listed.iterable).toHaveLength(51); // the embedded summarizer, and 50 of the server's

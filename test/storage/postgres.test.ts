@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { createHonoRouter } from '../../adapters/hono/index.js';
 import { createService, type Repository, type Service } from '../../src/index.js';
 import type { ConversationRecord, MessageRecord } from '../../src/records.js';
 import { createPostgresRepository, SCHEMA_VERSION } from '../../src/stores/postgres/index.js';
@@ -250,7 +251,7 @@ describeWithPostgres('PostgreSQL store', (server) => {
     }
   });
 
-  it('fails a statement stuck behind a lock after the statement timeout, and the store goes on', async () => {
+  it('fails a statement stuck behind a lock after the statement timeout with STORE_UNAVAILABLE, and the store goes on', async () => {
     const schema = freshSchema();
     const writer = await open(schema);
     await writer.transact((tx) => tx.put('conversations', conversationRecord('held')));
@@ -261,16 +262,28 @@ describeWithPostgres('PostgreSQL store', (server) => {
       await holder.query('BEGIN');
       await holder.query(`SELECT * FROM "${schema}".records WHERE id = 'held' FOR UPDATE`);
       const started = Date.now();
+      // 503 over HTTP, not a bug's 500: the database's error is its cause.
       await expect(stuck.transact(async (tx) => tx.get('conversations', 'held'))).rejects.toMatchObject({
-        code: '57014',
+        code: 'STORE_UNAVAILABLE',
         message: expect.stringContaining('statement timeout'),
+        cause: expect.objectContaining({ code: '57014' }),
       });
       expect(Date.now() - started).toBeLessThan(5_000);
+      // Over HTTP, a write stuck the same way answers 503 with the code, and changes nothing.
+      const router = createHonoRouter(await serviceOn(stuck), { logger: { error: () => undefined } });
+      const answer = await router.request('/conversation/held/scores/increment', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ conversation: { reuse: true } }),
+      });
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toMatchObject({ error: { code: 'STORE_UNAVAILABLE' } });
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
     }
     expect(await stuck.transact(async (tx) => (await tx.get('conversations', 'held'))?.id)).toBe('held');
+    expect((await writer.read((view) => view.get('conversations', 'held')))?.score).toEqual(conversationRecord('held').score);
   });
 
   it('runs a transaction again when PostgreSQL gives it up in a deadlock, so both writers succeed', async () => {

@@ -1,5 +1,6 @@
-import type { Repository } from '../../ports.js';
+import type { ChangeFeed, Repository } from '../../ports.js';
 import { PostgresChangeFeed } from './change-feed.js';
+import { reportedAsStore } from './database-errors.js';
 import { migrate } from './migrations.js';
 import { openPool, type PostgresPool } from './pool.js';
 import { RecordCache } from './record-cache.js';
@@ -87,17 +88,23 @@ export async function createPostgresRepository(
   const refuseClosed = () => {
     if (closed) throw new Error(`The PostgreSQL repository (schema "${schema}") is closed.`);
   };
+  // A database that cannot answer is STORE_UNAVAILABLE (503), not a bug's 500: see database-errors.ts.
+  const reported = <T>(work: () => Promise<T>) => reportedAsStore(schema, work);
+  const changes: ChangeFeed = {
+    subscribe: (listener) => feed.subscribe(listener),
+    caughtUp: () => reported(() => feed.caughtUp()),
+  };
   return {
-    changes: feed,
+    changes,
     async read(fn) {
       refuseClosed();
       feed.used();
-      return fn(view);
+      return reported(async () => fn(view));
     },
     transact(fn) {
       refuseClosed();
       feed.used();
-      const work = runTransaction(pool, parts, fn, feed);
+      const work = reported(() => runTransaction(pool, parts, fn, feed));
       running.add(work);
       void work.then(
         () => running.delete(work),
