@@ -2,6 +2,7 @@ import type { ConversationHit, Field, QueryWord, TextHit, TextQuery, TimeRange }
 import { nextTurn, runAtOnce, runInSlices, Slices } from '../slices.js';
 import { grown } from '../typed-arrays.js';
 import { DocList } from './doc-list.js';
+import { FIELD_NUMBER, FIELDS } from './record-docs.js';
 import { SearchBudget } from './search-budget.js';
 import { type FlushLimits, TermDictionary, type TermPostings } from './term-dictionary.js';
 import {
@@ -26,9 +27,7 @@ import { forEachTermOfWord, uncachedTermOf } from './tokens.js';
 import { topOf } from './top-scores.js';
 import { WordLists } from './word-lists.js';
 
-/** The fields in the order of their numbers (how the tables and files hold them). */
-export const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
-export const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
+export { FIELD_NUMBER, FIELDS } from './record-docs.js';
 const NAME = 2;
 const ANNOTATION = 3;
 

@@ -5,6 +5,7 @@ import { migrate } from './migrations.js';
 import { openPool, type PostgresPool } from './pool.js';
 import { RecordCache } from './record-cache.js';
 import { recordView, type StoreParts } from './record-view.js';
+import { SearchStatements } from './search-statements.js';
 import { channelName, lockName, quoteSchema, Statements } from './statements.js';
 import { runTransaction } from './transaction.js';
 
@@ -68,8 +69,10 @@ export async function createPostgresRepository(
     if (ownPool) await pool.end();
     throw error;
   }
+  const statements = new Statements(quoted);
   const parts: StoreParts = {
-    statements: new Statements(quoted),
+    statements,
+    search: new SearchStatements(quoted, statements),
     cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
     lockName: lockName(schema),
     channel: channelName(schema),
