@@ -5,8 +5,10 @@ import { migrate } from './migrations.js';
 import { openPool, type PostgresPool } from './pool.js';
 import { RecordCache } from './record-cache.js';
 import { recordView, type StoreParts } from './record-view.js';
+import { SearchQueries } from './search-queries.js';
 import { SearchStatements } from './search-statements.js';
 import { channelName, lockName, quoteSchema, Statements } from './statements.js';
+import { PostgresTextSearch } from './text-search.js';
 import { runTransaction } from './transaction.js';
 
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
@@ -97,8 +99,11 @@ export async function createPostgresRepository(
     subscribe: (listener) => feed.subscribe(listener),
     caughtUp: () => reported(() => feed.caughtUp()),
   };
+  // Searches read the committed tables, each query on the pool.
+  const search = new PostgresTextSearch((query) => reported(() => pool.query(query)), new SearchQueries(quoted, statements));
   return {
     changes,
+    search,
     async read(fn) {
       refuseClosed();
       feed.used();

@@ -32,9 +32,6 @@ export class SearchStatements {
   readonly applyRows: string;
   /** Documents' times set ($1–$4: field, id, created, updated): their text is as it was. */
   readonly writeTimes: string;
-  /** The collection's counts: the sum of `search_stats`. */
-  readonly stats: string;
-
   constructor(
     readonly schema: string,
     private readonly statements: Statements,
@@ -92,10 +89,6 @@ export class SearchStatements {
       UPDATE ${s}.search_docs d SET created = t.created, updated = t.updated
       FROM unnest($1::smallint[], $2::text[], $3::bigint[], $4::bigint[]) AS t(field, id, created, updated)
       WHERE d.field = t.field AND d.id = t.id`;
-    this.stats = `
-      SELECT sum(docs)::float8 AS docs, sum(messages)::float8 AS messages, sum(message_len)::float8 AS message_len,
-        sum(names)::float8 AS names, sum(firsts)::float8 AS firsts, sum(first_len)::float8 AS first_len, sum(body_len)::float8 AS body_len
-      FROM ${s}.search_stats`;
   }
 
   /** `text` with `values`, prepared once per connection (see Statements.named). */
