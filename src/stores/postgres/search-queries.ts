@@ -4,6 +4,14 @@ import type { PostgresQuery } from './pool.js';
 import type { Statements } from './statements.js';
 import { toText } from './texts.js';
 
+/** Postings of a long list a search of messages reads, best first (more when it asks for more hits). */
+const LIST_READ = 1000;
+/** The best documents those postings find, scored again from all their postings (more when the search asks for more hits). */
+const RESCORED = 100;
+
+/** A number as a float8 constant of SQL (a bare `0.75` would be numeric, and slow). */
+const f = (n: number): string => `${n}::float8`;
+
 /** The collection's counts BM25 reads (see search-writes.ts, which keeps them). */
 export interface SearchStats {
   readonly docs: number;
@@ -27,9 +35,9 @@ export type ListColumns = [string[], number[], number[], number[]];
  */
 export class SearchQueries {
   /** Longer terms a prefix starts, looked at at most (each costs an index probe and a count). */
-  readonly prefixScan = 4096;
+  readonly prefixScan = 1024;
   /** A longer term's postings are counted up to this: the most frequent are kept, and a frequent one is frequent enough. */
-  readonly prefixCountCap = 1000;
+  readonly prefixCountCap = 100;
 
   /** The collection's counts: the sum of `search_stats`. */
   readonly stats: string;
@@ -97,51 +105,70 @@ export class SearchQueries {
 
   /**
    * Messages scored by BM25 (each group's best list, summed over the groups), best first (ties:
-   * the earlier written), within the query's conversation and times.
+   * the earlier written), within the query's conversation and times. One conversation's are read
+   * whole through its postings; with times, every posting of the lists is read. Otherwise a list
+   * is read best first (by impact) up to `LIST_READ` postings, which is all of most lists: the
+   * documents met are scored by what was read, and the best of them scored again from all
+   * their postings, so a long list's best documents are found without reading the whole of it.
    */
   messages(query: TextQuery, lists: ListColumns, stats: SearchStats): PostgresQuery {
     const s = this.schema;
     const avgLength = stats.messages > 0 ? stats.message_len / stats.messages : 1;
     const values: unknown[] = [...lists, avgLength, query.limit];
-    let conversation = '';
-    if (query.conversation !== undefined) {
-      values.push(toText(query.conversation));
-      conversation = `AND p.conv = (SELECT num FROM ${s}.search_conversations WHERE id = $${values.length})`;
-    }
-    const times = this.#times('d', query, values);
-    const scored = `
-      WITH q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::float8[]) AS q(term, grp, weight, idf)),
-      best AS (
-        SELECT p.doc, max(q.weight * q.idf * p.tf * ${K1 + 1} / (p.tf + ${K1} * (${1 - B} + ${B} * p.len / $5::float8))) AS s
-        FROM q JOIN ${s}.search_postings p ON p.term = q.term
-        WHERE p.field <= 1 ${conversation}
-        GROUP BY p.doc, q.grp
-      ), scored AS (
-        SELECT doc, sum(s) AS score FROM best GROUP BY doc
-      )`;
-    const answer = (from: string, where: string) => `
-      ${scored}
+    const score = `max(q.weight * q.idf * p.tf * ${f(K1 + 1)} / (p.tf + ${f(K1)} * (${f(1 - B)} + ${f(B)} * p.len / $5::float8)))`;
+    const q = 'q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::float8[]) AS q(term, grp, weight, idf))';
+    const answer = (scored: string, where = '') => `
       SELECT d.field, d.id, c.id AS conversation, sc.score
-      FROM ${from} sc JOIN ${s}.search_docs d ON d.doc = sc.doc LEFT JOIN ${s}.search_conversations c ON c.num = d.conv
+      FROM ${scored} sc JOIN ${s}.search_docs d ON d.doc = sc.doc LEFT JOIN ${s}.search_conversations c ON c.num = d.conv
       ${where}
       ORDER BY sc.score DESC, sc.doc LIMIT $6`;
-    // Without times, the best are chosen before their documents are read.
+    if (query.conversation !== undefined || query.created || query.updated) {
+      let conversation = '';
+      if (query.conversation !== undefined) {
+        values.push(toText(query.conversation));
+        conversation = `AND p.conv = (SELECT num FROM ${s}.search_conversations WHERE id = $${values.length})`;
+      }
+      const times = this.#times('d', query, values);
+      return this.named(
+        `WITH ${q}, best AS (
+          SELECT p.doc, ${score} AS s FROM q JOIN ${s}.search_postings p ON p.term = q.term ${conversation}
+          WHERE p.field <= 1 GROUP BY p.doc, q.grp
+        ), scored AS (SELECT doc, sum(s) AS score FROM best GROUP BY doc)
+        ${times.length > 0 ? answer('scored', `WHERE ${times.join(' AND ')}`) : answer('(SELECT doc, score FROM scored ORDER BY score DESC, doc LIMIT $6)')}`,
+        values,
+      );
+    }
+    values.push(LIST_READ + query.limit, Math.max(RESCORED, query.limit));
     return this.named(
-      times.length > 0
-        ? answer('scored', `WHERE ${times.join(' AND ')}`)
-        : answer('(SELECT doc, score FROM scored ORDER BY score DESC, doc LIMIT $6)', ''),
+      `WITH ${q}, seen AS (
+        SELECT p.doc, ${score} AS s
+        FROM q CROSS JOIN LATERAL (
+          SELECT r.doc, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND r.field <= 1 ORDER BY r.impact DESC LIMIT $7
+        ) p
+        GROUP BY p.doc, q.grp
+      ), partial AS (
+        SELECT doc FROM seen GROUP BY doc ORDER BY sum(s) DESC, doc LIMIT $8
+      ), best AS (
+        SELECT p.doc, ${score} AS s
+        FROM partial pa JOIN ${s}.search_postings p ON p.doc = pa.doc JOIN q ON q.term = p.term
+        GROUP BY p.doc, q.grp
+      ), scored AS (
+        SELECT doc, sum(s) AS score FROM best GROUP BY doc ORDER BY score DESC, doc LIMIT $6
+      )
+      ${answer('scored')}`,
       values,
     );
   }
 
   /**
-   * Conversations scored by BM25F (see TextIndex): per group, a conversation's frequency is its
-   * documents' counts of the group's terms, weighted by field (its first request, normalized by
-   * the first requests' average length; its other messages, by its body's length against the
-   * bodies' average; its name; its annotations) and saturated once; the group's idf is over the
-   * conversations it touches. The best conversations that have a name document (within the query's
-   * times), each with its best messages and annotations (by their own BM25 scores): one row per
-   * document shown (or one with none), in rank order.
+   * Conversations scored by BM25F (see TextIndex) from `search_conversation_terms`: per group, a
+   * conversation's frequency is its counts of the group's terms, weighted by where they are (its
+   * first request, normalized by the first requests' average length; its other messages, by its
+   * body's length against the bodies' average; its name; its annotations) and saturated once; the
+   * group's idf is over the conversations that hold its terms. The best conversations that have a
+   * name document (within the query's times), each with its best messages and annotations (by
+   * their own BM25 scores, from its postings of the terms): one row per document shown (or one
+   * with none), in rank order.
    */
   conversations(query: TextQuery, lists: ListColumns, stats: SearchStats, groups: number): PostgresQuery {
     const s = this.schema;
@@ -157,35 +184,33 @@ export class SearchQueries {
     return this.named(
       `
       WITH q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::float8[]) AS q(term, grp, weight, idf)),
-      docs AS (
-        SELECT p.doc, p.field, p.conv, q.grp, min(p.len) AS len, sum(q.weight * p.tf) AS wtf,
-          max(q.weight * q.idf * p.tf * ${K1 + 1} / (p.tf + ${K1} * (${1 - B} + ${B} * CASE WHEN p.field <= 1 THEN p.len / $5::float8 ELSE 1 END))) AS s
-        FROM q JOIN ${s}.search_postings p ON p.term = q.term
-        WHERE p.conv IS NOT NULL
-        GROUP BY p.doc, p.field, p.conv, q.grp
-      ), frequencies AS (
-        SELECT d.conv, d.grp, bool_or(c.named) AS named, sum(d.wtf * CASE
-          WHEN d.field = 2 THEN ${WEIGHT_NAME}
-          WHEN d.field = 3 THEN ${WEIGHT_ANNOTATION}
-          WHEN d.doc = c.first_doc THEN ${WEIGHT_FIRST_REQUEST} / (${1 - B} + ${B} * d.len / $6::float8)
-          ELSE 1 / (${1 - B} + ${B} * (c.length - c.first_len) / $7::float8) END) AS f
-        FROM docs d JOIN ${s}.search_conversations c ON c.num = d.conv
-        GROUP BY d.conv, d.grp
+      frequencies AS (
+        SELECT t.conv, q.grp, bool_or(c.named) AS named, sum(q.weight * (
+          t.name_tf * ${f(WEIGHT_NAME)} + t.note_tf * ${f(WEIGHT_ANNOTATION)}
+          + t.first_tf * ${f(WEIGHT_FIRST_REQUEST)} / (${f(1 - B)} + ${f(B)} * c.first_len / $6::float8)
+          + t.body_tf / (${f(1 - B)} + ${f(B)} * (c.length - c.first_len) / $7::float8))) AS f
+        FROM q JOIN ${s}.search_conversation_terms t ON t.term = q.term JOIN ${s}.search_conversations c ON c.num = t.conv
+        GROUP BY t.conv, q.grp
       ), touched AS (
         SELECT grp, ln(1 + ($8::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS idf FROM frequencies GROUP BY grp
       ), bound AS (
-        SELECT sum(coalesce(t.idf, ln(1 + ($8::float8 + 0.5) / 0.5)) * ${K1 + 1}) AS bound
+        SELECT sum(coalesce(t.idf, ln(1 + ($8::float8 + 0.5) / 0.5)) * ${f(K1 + 1)}) AS bound
         FROM generate_series(0, $9::int - 1) g LEFT JOIN touched t ON t.grp = g
       ), scores AS (
-        SELECT f.conv, bool_or(f.named) AS named, sum(t.idf * f.f * ${K1 + 1} / (f.f + ${K1})) AS score
-        FROM frequencies f JOIN touched t ON t.grp = f.grp GROUP BY f.conv
+        SELECT fr.conv, bool_or(fr.named) AS named, sum(t.idf * fr.f * ${f(K1 + 1)} / (fr.f + ${f(K1)})) AS score
+        FROM frequencies fr JOIN touched t ON t.grp = fr.grp GROUP BY fr.conv
       ), ranked AS (
         SELECT cv.conv, cv.score FROM scores cv ${named} ORDER BY cv.score DESC, cv.conv LIMIT $10
+      ), docs AS (
+        SELECT p.doc, p.field, p.conv,
+          max(q.weight * q.idf * p.tf * ${f(K1 + 1)} / (p.tf + ${f(K1)} * (${f(1 - B)} + ${f(B)} * CASE WHEN p.field <= 1 THEN p.len / $5::float8 ELSE 1 END))) AS s
+        FROM ranked r JOIN ${s}.search_postings p ON p.conv = r.conv JOIN q ON p.term = q.term
+        WHERE p.field <> 2
+        GROUP BY p.doc, p.field, p.conv, q.grp
       ), shown AS (
         SELECT d.doc, d.field, d.conv, sum(d.s) AS score,
           row_number() OVER (PARTITION BY d.conv, d.field = 3 ORDER BY sum(d.s) DESC, d.doc) AS place
-        FROM docs d WHERE d.conv IN (SELECT conv FROM ranked) AND d.field <> 2
-        GROUP BY d.doc, d.field, d.conv
+        FROM docs d GROUP BY d.doc, d.field, d.conv
       )
       SELECT c.id AS conversation, r.score AS conversation_score, (SELECT bound FROM bound) AS conversation_bound,
         d.id, sh.field, sh.score

@@ -12,8 +12,8 @@ export const STATS_SHARDS = 64;
 export class SearchStatements {
   /**
    * Locks the rows of conversations ($1, stored ids, in that order; made when missing), and reads
-   * the documents of fields and ids $2, $3 (with their conversation's stored id), and takes $4 new
-   * numbers: one row of three JSON columns.
+   * the documents of fields and ids $2, $3 (with their conversation's stored id) and their terms,
+   * and takes $4 new numbers: one row of four JSON columns.
    */
   readonly lockRows: string;
   /**
@@ -25,11 +25,16 @@ export class SearchStatements {
    * A transaction's search rows: postings of documents $1 deleted, documents $2 deleted,
    * documents put ($3–$9: number, field, id, conversation, length, created, updated; one written
    * anew keeps its row), postings inserted ($10–$15: term, document, field, conversation, count,
-   * length), conversations' rows set ($16–$22) or deleted ($23), and the counts ($24) added to the
-   * connection's row of `search_stats`. That row is locked last: a transaction that holds it waits
+   * length; their impacts, $25), conversations' rows set ($16–$22) or deleted ($23), their terms'
+   * counts added to ($26–$31: term, conversation, and the counts in its name, annotations, first
+   * request and other messages), and the counts ($24) added to the connection's row of `search_stats`. That row is locked last: a transaction that holds it waits
    * for nothing more but its commit.
    */
   readonly applyRows: string;
+  /** The terms of documents ($1) and their counts in each. */
+  readonly docTerms: string;
+  /** Rows of `search_conversation_terms` of conversations $1 and terms $2 that count nothing any more, deleted. */
+  readonly pruneTerms: string;
   /** Documents' times set ($1–$4: field, id, created, updated): their text is as it was. */
   readonly writeTimes: string;
   constructor(
@@ -52,6 +57,7 @@ export class SearchStatements {
       SELECT
         (SELECT coalesce(json_agg(conversations), '[]') FROM conversations)::text AS conversations,
         (SELECT coalesce(json_agg(docs), '[]') FROM docs)::text AS docs,
+        (SELECT coalesce(json_agg(json_build_array(p.doc, p.term, p.tf)), '[]') FROM docs JOIN ${s}.search_postings p ON p.doc = docs.doc)::text AS terms,
         (SELECT coalesce(json_agg(nextval('${s}.search_numbers')), '[]') FROM generate_series(1, $4::int))::text AS numbers`;
     this.firstRequests = `
       SELECT DISTINCT ON (d.conv) d.conv::text AS num, d.doc::text AS doc, d.len, d.created::text AS created
@@ -69,8 +75,8 @@ export class SearchStatements {
         ON CONFLICT (field, id) DO UPDATE
           SET doc = excluded.doc, conv = excluded.conv, len = excluded.len, created = excluded.created, updated = excluded.updated
       ), postings AS (
-        INSERT INTO ${s}.search_postings (term, doc, field, conv, tf, len)
-        SELECT * FROM unnest($10::text[], $11::bigint[], $12::smallint[], $13::bigint[], $14::int[], $15::int[])
+        INSERT INTO ${s}.search_postings (term, doc, field, conv, tf, len, impact)
+        SELECT * FROM unnest($10::text[], $11::bigint[], $12::smallint[], $13::bigint[], $14::int[], $15::int[], $25::real[])
       ), conversations AS (
         UPDATE ${s}.search_conversations c
         SET docs = u.docs, length = u.length, first_doc = u.first_doc, first_len = u.first_len, first_created = u.first_created, named = u.named
@@ -79,12 +85,23 @@ export class SearchStatements {
         WHERE c.num = u.num
       ), dropped AS (
         DELETE FROM ${s}.search_conversations c USING unnest($23::bigint[]) AS g(num) WHERE c.num = g.num
+      ), terms AS (
+        INSERT INTO ${s}.search_conversation_terms AS t (term, conv, name_tf, note_tf, first_tf, body_tf)
+        SELECT u.term, u.conv, u.n, u.a, u.f, u.b
+        FROM unnest($26::text[], $27::bigint[], $28::int[], $29::int[], $30::int[], $31::int[]) WITH ORDINALITY AS u(term, conv, n, a, f, b, o)
+        ORDER BY u.o
+        ON CONFLICT (term, conv) DO UPDATE SET name_tf = t.name_tf + excluded.name_tf, note_tf = t.note_tf + excluded.note_tf,
+          first_tf = t.first_tf + excluded.first_tf, body_tf = t.body_tf + excluded.body_tf
       )
       UPDATE ${s}.search_stats SET
         docs = docs + ($24::bigint[])[1], messages = messages + ($24::bigint[])[2], message_len = message_len + ($24::bigint[])[3],
         names = names + ($24::bigint[])[4], firsts = firsts + ($24::bigint[])[5], first_len = first_len + ($24::bigint[])[6],
         body_len = body_len + ($24::bigint[])[7]
       WHERE shard = pg_backend_pid() % ${STATS_SHARDS}`;
+    this.docTerms = `SELECT doc::text AS doc, term, tf FROM ${s}.search_postings WHERE doc = ANY($1::bigint[])`;
+    this.pruneTerms = `
+      DELETE FROM ${s}.search_conversation_terms
+      WHERE term = ANY($2::text[]) AND conv = ANY($1::bigint[]) AND name_tf = 0 AND note_tf = 0 AND first_tf = 0 AND body_tf = 0`;
     this.writeTimes = `
       UPDATE ${s}.search_docs d SET created = t.created, updated = t.updated
       FROM unnest($1::smallint[], $2::text[], $3::bigint[], $4::bigint[]) AS t(field, id, created, updated)
@@ -121,18 +138,35 @@ export const searchTables = (s: string): string => `
   -- A conversation's first request; the newest documents (a search of no words).
   CREATE INDEX search_docs_by_conversation ON ${s}.search_docs (conv, field, created);
   CREATE INDEX search_docs_by_updated ON ${s}.search_docs (updated);
-  -- One row per term of a document, with the term's count in it (tf) and the document's length.
+  -- One row per term of a document, with the term's count in it (tf), the document's length and
+  -- its impact: the term's BM25 weight in it at a fixed average length (IMPACT_AVERAGE_LENGTH),
+  -- the order in which a search of messages reads a long list.
   CREATE TABLE ${s}.search_postings (
     term text COLLATE "C" NOT NULL,
     doc bigint NOT NULL,
     field smallint NOT NULL,
     conv bigint,
     tf integer NOT NULL,
-    len integer NOT NULL
+    len integer NOT NULL,
+    impact real NOT NULL
   );
-  -- By term (and prefix: byte order), covering what scoring reads; by document, for rewrites.
-  CREATE INDEX search_postings_by_term ON ${s}.search_postings (term) INCLUDE (doc, field, conv, tf, len);
+  -- By term, best first (and by prefix: byte order); by conversation and term (one conversation's
+  -- messages, those shown with the conversations found); by document, for rewrites.
+  CREATE INDEX search_postings_by_term ON ${s}.search_postings (term, impact DESC) INCLUDE (doc, field, conv, tf, len);
+  CREATE INDEX search_postings_by_conversation ON ${s}.search_postings (conv, term) INCLUDE (doc, field, tf, len);
   CREATE INDEX search_postings_by_doc ON ${s}.search_postings (doc);
+  -- One row per term of a conversation: its count in the conversation's name, annotations, first
+  -- request and other messages, what BM25F weighs (a conversation search reads these, one row per
+  -- conversation that holds the term, not one per message).
+  CREATE TABLE ${s}.search_conversation_terms (
+    term text COLLATE "C" NOT NULL,
+    conv bigint NOT NULL,
+    name_tf integer NOT NULL,
+    note_tf integer NOT NULL,
+    first_tf integer NOT NULL,
+    body_tf integer NOT NULL,
+    PRIMARY KEY (term, conv)
+  );
   -- Per conversation: its documents, its messages' total length, its first request, whether it has its name document.
   CREATE TABLE ${s}.search_conversations (
     num bigint PRIMARY KEY,

@@ -1,4 +1,5 @@
 import type { RecordChange } from '../../ports.js';
+import { B, K1 } from '../../search/ranking.js';
 import { FIELD_NUMBER, INDEXED_COLLECTIONS, indexActions } from '../../search/record-docs.js';
 import type { IndexedDoc } from '../../search/text-index.js';
 import { forEachTerm } from '../../search/tokens.js';
@@ -127,15 +128,17 @@ function counted(doc: IndexedDoc): NewDoc {
 
 /**
  * Removes the `stale` documents (and their postings) and puts `puts` (each under a new number,
- * as the embedded index numbers a document written anew), with their conversations' rows and the
- * counts brought up to date: a first statement locks the conversations' rows (made when missing)
- * and reads the documents that go; a second writes everything.
+ * as the embedded index numbers a document written anew), with their conversations' rows, their
+ * terms' counts per conversation and the collection's counts brought up to date: a first
+ * statement locks the conversations' rows (made when missing) and reads the documents that go,
+ * with their terms; a second writes everything. A conversation whose first request changes has
+ * the terms of the documents that stop or start being it moved (read when not written here).
  */
 async function rewrite(run: RunQuery, statements: SearchStatements, puts: readonly NewDoc[], stale: [number[], string[]]): Promise<void> {
   const wanted = new Set<string>();
   for (const put of puts) if (put.doc.conversation !== undefined) wanted.add(toText(put.doc.conversation));
   const locked = await run(statements.named(statements.lockRows, [[...wanted].sort(), ...stale, puts.length]));
-  const answer = locked.rows[0] as { conversations: string; docs: string; numbers: string };
+  const answer = locked.rows[0] as { conversations: string; docs: string; terms: string; numbers: string };
   /** By stored id (see texts.ts), as the rows hold them. */
   const conversations = new Map<string, ConversationRow>();
   const before = new Map<string, ConversationRow>();
@@ -147,6 +150,7 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
   };
   take(JSON.parse(answer.conversations) as ConversationRow[]);
   const gone = JSON.parse(answer.docs) as DocRow[];
+  const termsOf = termsByDoc(JSON.parse(answer.terms) as [number, string, number][]);
   const numbers = JSON.parse(answer.numbers) as number[];
   // A document that goes may belong to a conversation no document put names (a message deleted).
   const more = [...new Set(gone.flatMap((doc) => (doc.conversation !== null && !conversations.has(doc.conversation) ? [doc.conversation] : [])))];
@@ -155,6 +159,7 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
     take(JSON.parse((rows[0] as { conversations: string }).conversations) as ConversationRow[]);
   }
 
+  const termCounts = new TermCounts();
   const delta = { docs: 0, messages: 0, messageLength: 0 };
   /** Conversations whose first request went: looked for again among those that stay. */
   const lostFirst = new Set<ConversationRow>();
@@ -169,7 +174,9 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
     conversation.docs--;
     if (doc.field <= 1) conversation.length -= doc.len;
     if (doc.field === NAME) conversation.named = false;
-    if (conversation.first_doc === doc.doc) {
+    const wasFirst = conversation.first_doc === doc.doc;
+    termCounts.add(conversation.num, termsOf.get(doc.doc), wasFirst ? FIRST : doc.field === NAME ? NAME_TF : doc.field === 3 ? NOTE : BODY, -1);
+    if (wasFirst) {
       conversation.first_doc = null;
       conversation.first_len = 0;
       conversation.first_created = null;
@@ -190,6 +197,10 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
 
   const docs: [number[], number[], string[], (number | null)[], number[], number[], number[]] = [[], [], [], [], [], [], []];
   const postings: [string[], number[], number[], (number | null)[], number[], number[]] = [[], [], [], [], [], []];
+  const impacts: number[] = [];
+  /** The new documents' terms by number, for those that turn out to be a first request. */
+  const added = new Map<number, Map<string, number>>();
+  const owners = new Map<number, ConversationRow | undefined>();
   puts.forEach((put, i) => {
     const number = numbers[i]!;
     const { doc, field, len } = put;
@@ -211,10 +222,39 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
         conversation.first_created = created;
       }
     }
+    added.set(number, put.terms);
+    owners.set(number, conversation);
     const num = conversation?.num ?? null;
     [number, field, toText(doc.id), num, len, created, seconds(doc.updated)].forEach((value, c) => (docs[c] as unknown[]).push(value));
-    for (const [term, tf] of put.terms) [term, number, field, num, tf, len].forEach((value, c) => (postings[c] as unknown[]).push(value));
+    for (const [term, tf] of put.terms) {
+      [term, number, field, num, tf, len].forEach((value, c) => (postings[c] as unknown[]).push(value));
+      impacts.push(impactOf(field, tf, len));
+    }
   });
+  // The new documents' terms, counted where they now belong.
+  puts.forEach((put, i) => {
+    const number = numbers[i]!;
+    const conversation = owners.get(number);
+    if (conversation) termCounts.add(conversation.num, put.terms, conversation.first_doc === number ? FIRST : put.field === NAME ? NAME_TF : put.field === 3 ? NOTE : BODY, 1);
+  });
+  // Documents that stay but stop or start being their conversation's first request: their terms move.
+  const moved: [ConversationRow, number, 1 | -1][] = [];
+  const goneNumbers = new Set(gone.map((doc) => doc.doc));
+  for (const conversation of conversations.values()) {
+    const was = before.get(conversation.id)!.first_doc;
+    const now = conversation.first_doc;
+    if (was === now) continue;
+    if (was !== null && !goneNumbers.has(was)) moved.push([conversation, was, -1]);
+    if (now !== null && !added.has(now)) moved.push([conversation, now, 1]);
+  }
+  if (moved.length > 0) {
+    const { rows } = await run(statements.named(statements.docTerms, [moved.map(([, doc]) => doc)]));
+    const stayed = termsByDoc((rows as { doc: string; term: string; tf: number }[]).map((row) => [Number(row.doc), row.term, row.tf]));
+    for (const [conversation, doc, into] of moved) {
+      termCounts.add(conversation.num, stayed.get(doc), into === 1 ? FIRST : BODY, 1);
+      termCounts.add(conversation.num, stayed.get(doc), into === 1 ? BODY : FIRST, -1);
+    }
+  }
 
   // A document put anew keeps its row (given its new number); one that only goes is deleted.
   const putKeys = new Set(puts.map((put) => `${put.field}:${toText(put.doc.id)}`));
@@ -233,6 +273,7 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
     const c = conversation;
     [c.num, c.docs, c.length, c.first_doc, c.first_len, c.first_created, c.named].forEach((value, i) => (kept[i] as unknown[]).push(value));
   }
+  const counts = termCounts.columns();
   await run(
     statements.named(statements.applyRows, [
       gone.map((doc) => doc.doc),
@@ -242,8 +283,81 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
       ...kept,
       dropped,
       [delta.docs, delta.messages, delta.messageLength, totals.names, totals.firsts, totals.firstLength, totals.body],
+      impacts,
+      ...counts,
     ]),
   );
+  // Counts that may have fallen to nothing: such a row would still count its conversation as holding the term.
+  const fallen = termCounts.fallen();
+  if (fallen.conversations.length > 0) await run(statements.named(statements.pruneTerms, [fallen.conversations, fallen.terms]));
+}
+
+/** Where a term's count goes in `search_conversation_terms`: name, annotations, first request, other messages. */
+const NAME_TF = 0;
+const NOTE = 1;
+const FIRST = 2;
+const BODY = 3;
+
+/** Changes to the rows of `search_conversation_terms`, by conversation and term. */
+class TermCounts {
+  readonly #rows = new Map<string, [term: string, conversation: number, counts: [number, number, number, number]]>();
+  #fell = false;
+
+  /** Adds each term's count (times `sign`) to its place in the conversation's row. */
+  add(conversation: number, terms: ReadonlyMap<string, number> | undefined, place: number, sign: 1 | -1): void {
+    if (!terms) return;
+    if (sign < 0) this.#fell = true;
+    for (const [term, tf] of terms) {
+      const key = `${conversation}\u0000${term}`;
+      let row = this.#rows.get(key);
+      if (!row) this.#rows.set(key, (row = [term, conversation, [0, 0, 0, 0]]));
+      row[2][place]! += sign * tf;
+    }
+  }
+
+  /** The changes as the statement's columns, in the order of their keys (conversation, then term: the order rows are locked in). */
+  columns(): [string[], number[], number[], number[], number[], number[]] {
+    const columns: [string[], number[], number[], number[], number[], number[]] = [[], [], [], [], [], []];
+    const rows = [...this.#rows.values()].filter(([, , c]) => c.some((n) => n !== 0));
+    rows.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [term, conversation, counts] of rows) {
+      columns[0].push(term);
+      columns[1].push(conversation);
+      counts.forEach((n, i) => (columns[i + 2] as number[]).push(n));
+    }
+    return columns;
+  }
+
+  /** The rows something was taken from, which may now count nothing. */
+  fallen(): { conversations: number[]; terms: string[] } {
+    if (!this.#fell) return { conversations: [], terms: [] };
+    const rows = [...this.#rows.values()].filter(([, , c]) => c.some((n) => n < 0));
+    return { conversations: [...new Set(rows.map(([, c]) => c))], terms: [...new Set(rows.map(([t]) => t))] };
+  }
+}
+
+/** Rows of (document, term, count) as a map per document. */
+function termsByDoc(rows: readonly [number, string, number][]): Map<number, Map<string, number>> {
+  const byDoc = new Map<number, Map<string, number>>();
+  for (const [doc, term, tf] of rows) {
+    let terms = byDoc.get(Number(doc));
+    if (!terms) byDoc.set(Number(doc), (terms = new Map()));
+    terms.set(term, tf);
+  }
+  return byDoc;
+}
+
+/**
+ * The average document length impacts are computed at: a search of messages reads a long list in
+ * the order of impact, so this only chooses which of a long list's postings it reads first (its
+ * scores use the collection's real average).
+ */
+export const IMPACT_AVERAGE_LENGTH = 40;
+
+/** A term's BM25 weight in a document (without idf) at {@link IMPACT_AVERAGE_LENGTH}: a name or an annotation is not normalized by length. */
+export function impactOf(field: number, tf: number, len: number): number {
+  const norm = field <= 1 ? len / IMPACT_AVERAGE_LENGTH : 1;
+  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * norm));
 }
 
 /** Adds (sign 1) or takes away (-1) a conversation's share of the collection's counts: BM25F's averages. */

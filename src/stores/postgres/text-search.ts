@@ -42,6 +42,9 @@ type Stats = SearchStats;
  * instance, is in it, with no feed to wait for.
  */
 export class PostgresTextSearch implements TextSearch {
+  /** Terms' counts of postings (their document frequencies) read lately. */
+  readonly #counts = new TermCounts();
+
   constructor(
     private readonly run: (query: PostgresQuery) => Promise<PostgresResult>,
     private readonly sql: SearchQueries,
@@ -49,31 +52,31 @@ export class PostgresTextSearch implements TextSearch {
 
   async searchMessages(query: TextQuery): Promise<TextHit[]> {
     const budget = query.budget ?? new SearchBudget();
-    const stats = await this.#stats();
+    const stats = this.#stats();
     if (query.words.length === 0) {
-      budget.spend('postings', stats.docs);
+      budget.spend('postings', (await stats).docs);
       const { rows } = await this.run(this.sql.newest(false, query));
       return (rows as DocHitRow[]).map((row) => ({ ...docHit(row), similarity: 0 }));
     }
-    const groups = await this.#lists(query, budget);
+    const [groups, known] = await Promise.all([this.#lists(query, budget), stats]);
     if (groups.length === 0) return [];
-    const bound = docBound(groups, stats) || 1;
-    const { rows } = await this.run(this.sql.messages(query, entries(groups, stats), stats));
+    const bound = docBound(groups, known) || 1;
+    const { rows } = await this.run(this.sql.messages(query, entries(groups, known), known));
     return (rows as DocHitRow[]).map((row) => ({ ...docHit(row), similarity: Math.min(1, row.score / bound) }));
   }
 
   async searchConversations(query: TextQuery): Promise<ConversationHit[]> {
     const budget = query.budget ?? new SearchBudget();
-    const stats = await this.#stats();
+    const stats = this.#stats();
     if (query.words.length === 0) {
-      budget.spend('postings', stats.docs);
+      budget.spend('postings', (await stats).docs);
       const { rows } = await this.run(this.sql.newest(true, query));
       return (rows as DocHitRow[]).map((row) => ({ id: fromText(row.id), similarity: 0, messages: [], annotations: [] }));
     }
-    const groups = await this.#lists(query, budget);
+    const [groups, known] = await Promise.all([this.#lists(query, budget), stats]);
     if (groups.length === 0) return [];
-    const bound = docBound(groups, stats) || 1;
-    const { rows } = await this.run(this.sql.conversations(query, entries(groups, stats), stats, groups.length));
+    const bound = docBound(groups, known) || 1;
+    const { rows } = await this.run(this.sql.conversations(query, entries(groups, known), known, groups.length));
     const hits: ConversationHit[] = [];
     let current: { id: string; similarity: number; messages: TextHit[]; annotations: TextHit[] } | undefined;
     for (const row of rows as ConversationRow[]) {
@@ -126,14 +129,17 @@ export class PostgresTextSearch implements TextSearch {
     const prefixWord = query.prefix && words[last]!.typed.length >= 2 ? words[last]! : undefined;
     const stems = prefixWord ? stemsTypedPast(prefixWord.typed) : [];
     const own = [...new Set([...words.flatMap((word) => word.terms), ...stems])];
+    const counts = this.#counts.known(own);
     // Longer terms the prefix starts: looked at up to the budget, each with its count (capped: the most frequent are kept).
     const most = prefixWord ? Math.min(budget.limits.prefixTermsPerWord, budget.left('prefixTerms'), this.sql.prefixScan) : 0;
-    const { rows } = await this.run(this.sql.named(this.sql.lookup, [own, prefixWord?.typed ?? null, most]));
-    const counts = new Map<string, number>();
     const longer: [string, number][] = [];
-    for (const row of rows as { kind: number; term: string; count: number }[]) {
-      if (row.kind === 0) counts.set(row.term, row.count);
-      else longer.push([row.term, row.count]);
+    const unknown = own.filter((term) => !counts.has(term));
+    if (unknown.length > 0 || most > 0) {
+      const { rows } = await this.run(this.sql.named(this.sql.lookup, [unknown, prefixWord?.typed ?? null, most]));
+      for (const row of rows as { kind: number; term: string; count: number }[]) {
+        if (row.kind === 0) counts.set(row.term, this.#counts.learn(row.term, row.count));
+        else longer.push([row.term, row.count]);
+      }
     }
 
     const groups: List[][] = [];
@@ -182,7 +188,7 @@ export class PostgresTextSearch implements TextSearch {
     spelled.delete('');
     budget.expand('typoSpellings', tried);
     const { rows } = await this.run(this.sql.named(this.sql.counts, [[...spelled]]));
-    return (rows as { term: string; count: number }[]).map((row) => ({ term: row.term, weight: WEIGHT_TYPO, count: row.count }));
+    return (rows as { term: string; count: number }[]).map((row) => ({ term: row.term, weight: WEIGHT_TYPO, count: this.#counts.learn(row.term, row.count) }));
   }
 }
 
@@ -229,4 +235,37 @@ function docBound(groups: readonly List[][], stats: Stats): number {
   let bound = 0;
   for (const lists of groups) bound += Math.max(...lists.map((list) => list.weight * idf(docs, list.count) * (K1 + 1)));
   return bound;
+}
+
+/** How long a term's count of postings is taken as it was read: BM25's idf moves slowly; which documents match is read anew by every search. */
+const COUNT_TTL_MS = 10_000;
+/** Terms whose counts are kept, at most (the oldest go first). */
+const COUNTS_KEPT = 10_000;
+
+/**
+ * Terms' counts of postings read lately, for a few seconds: a count is a scan of the term's
+ * postings, and a frequent term is asked often. Only a term the store holds is kept: one it did
+ * not hold is asked again, so a word written since is found at once.
+ */
+class TermCounts {
+  readonly #counts = new Map<string, { count: number; at: number }>();
+
+  /** The counts kept (and fresh) of these terms. */
+  known(terms: readonly string[]): Map<string, number> {
+    const now = Date.now();
+    const known = new Map<string, number>();
+    for (const term of terms) {
+      const kept = this.#counts.get(term);
+      if (kept && now - kept.at < COUNT_TTL_MS) known.set(term, kept.count);
+    }
+    return known;
+  }
+
+  /** Keeps a count just read, and answers it. */
+  learn(term: string, count: number): number {
+    this.#counts.delete(term);
+    if (this.#counts.size >= COUNTS_KEPT) this.#counts.delete(this.#counts.keys().next().value!);
+    this.#counts.set(term, { count, at: Date.now() });
+    return count;
+  }
 }
