@@ -29,10 +29,61 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
   }
 
   /** A service whose ids are counted (so two services given the same writes make the same ids). */
-  async function service(repository?: Repository): Promise<Service> {
+  async function service(repository?: Repository, prefix = '00000000'): Promise<Service> {
     let n = 0;
-    const generateId = () => `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, '0')}`;
+    const generateId = () => `${prefix}-0000-4000-8000-${(++n).toString(16).padStart(12, '0')}`;
     return (await serviceForTest({ generateId, ...(repository ? { repository } : {}) })).service;
+  }
+
+  /**
+   * What the search tables of `schema` hold that disagrees with what the records make of them: the
+   * documents against the records, each conversation's row and terms, and the counts, each derived
+   * again from the rows they summarize. Empty when they agree.
+   */
+  async function disagreements(schema: string): Promise<string[]> {
+    const s = `"${schema}"`;
+    const { rows } = await adminPool().query(`
+      WITH docs AS (
+        SELECT 'docs of ' || collection || ' ' || id AS what FROM (
+          (SELECT collection, id FROM ${s}.records WHERE collection IN ('messages', 'conversations', 'annotations')
+           EXCEPT SELECT CASE WHEN field <= 1 THEN 'messages' WHEN field = 2 THEN 'conversations' ELSE 'annotations' END, id FROM ${s}.search_docs)
+          UNION ALL
+          (SELECT CASE WHEN field <= 1 THEN 'messages' WHEN field = 2 THEN 'conversations' ELSE 'annotations' END, id FROM ${s}.search_docs
+           EXCEPT SELECT collection, id FROM ${s}.records)
+        ) x
+      ), conversations AS (
+        SELECT 'conversation ' || c.id AS what FROM ${s}.search_conversations c
+        LEFT JOIN LATERAL (
+          SELECT count(*) AS docs, coalesce(sum(len) FILTER (WHERE field <= 1), 0) AS length, bool_or(field = 2) AS named
+          FROM ${s}.search_docs d WHERE d.conv = c.num
+        ) d ON true
+        LEFT JOIN LATERAL (
+          SELECT doc, len FROM ${s}.search_docs f WHERE f.conv = c.num AND f.field = 0 ORDER BY created, doc LIMIT 1
+        ) f ON true
+        WHERE (c.docs, c.length, c.named, c.first_len) IS DISTINCT FROM (d.docs::int, d.length::bigint, coalesce(d.named, false), coalesce(f.len, 0))
+      ), derived AS (
+        SELECT p.term, p.conv,
+          sum(p.tf) FILTER (WHERE p.field = 2) AS n, sum(p.tf) FILTER (WHERE p.field = 3) AS a,
+          sum(p.tf) FILTER (WHERE p.field <= 1 AND p.doc = c.first_doc) AS f,
+          sum(p.tf) FILTER (WHERE p.field <= 1 AND p.doc IS DISTINCT FROM c.first_doc) AS b
+        FROM ${s}.search_postings p JOIN ${s}.search_conversations c ON c.num = p.conv GROUP BY p.term, p.conv
+      ), terms AS (
+        SELECT 'terms ' || term AS what FROM (
+          (SELECT term, conv, coalesce(n, 0)::int, coalesce(a, 0)::int, coalesce(f, 0)::int, coalesce(b, 0)::int FROM derived
+           EXCEPT SELECT term, conv, name_tf, note_tf, first_tf, body_tf FROM ${s}.search_conversation_terms)
+          UNION ALL
+          (SELECT term, conv, name_tf, note_tf, first_tf, body_tf FROM ${s}.search_conversation_terms
+           EXCEPT SELECT term, conv, coalesce(n, 0)::int, coalesce(a, 0)::int, coalesce(f, 0)::int, coalesce(b, 0)::int FROM derived)
+        ) x
+      ), counts AS (
+        SELECT 'counts' AS what
+        FROM (SELECT sum(docs) AS docs, sum(messages) AS messages, sum(message_len) AS len FROM ${s}.search_stats) st,
+          (SELECT count(*) AS docs, count(*) FILTER (WHERE field <= 1) AS messages, coalesce(sum(len) FILTER (WHERE field <= 1), 0) AS len
+           FROM ${s}.search_docs) d
+        WHERE (st.docs, st.messages, st.len) IS DISTINCT FROM (d.docs::numeric, d.messages::numeric, d.len::numeric)
+      )
+      SELECT what FROM docs UNION ALL SELECT what FROM conversations UNION ALL SELECT what FROM terms UNION ALL SELECT what FROM counts`);
+    return rows.map((row) => row.what as string);
   }
 
   describe('finds what the embedded index finds, in the same order', () => {
@@ -104,7 +155,8 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
 
     it('messages and conversations, for words, stems, identifiers, prefixes, typos and other scripts', async () => {
       const embedded = await service();
-      const onPostgres = await service(await postgresStore());
+      const schema = freshSchema('search');
+      const onPostgres = await service(await postgresStore(schema));
       const written = await write(embedded);
       expect(await write(onPostgres)).toEqual(written);
       const answers = async (s: Service) => {
@@ -132,6 +184,63 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
       const [a, b] = [similarities(got), similarities(wanted)];
       expect(a.length).toBe(b.length);
       a.forEach((value, i) => expect(Math.abs(value - b[i]!)).toBeLessThanOrEqual(0.05));
+      // Renames, a summary, a deletion: what the search tables hold still adds up.
+      expect(await disagreements(schema)).toEqual([]);
     });
+  });
+
+  it('holds nothing of a write rolled back, even once its search rows were written', async () => {
+    const schema = freshSchema('search');
+    const repository = await postgresStore(schema);
+    const s = await service(repository);
+    const kept = await conversationWith(s, said('USER', 'kubernetes pods restart in a loop'));
+    // Fails the transaction after its search rows are written: at its log of changes, its last statement.
+    await adminPool().query(`
+      CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.collection = 'messages' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse BEFORE INSERT ON "${schema}".changes FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse();`);
+    await expect(conversationWith(s, said('USER', 'kubernetes ingress returns 502'))).rejects.toThrow('refused for the test');
+    await expect(s.updateConversation({ id: kept.id, name: 'Ingress trouble' })).resolves.toBeDefined();
+    await adminPool().query(`DROP TRIGGER refuse ON "${schema}".changes`);
+    const found = await s.searchMessages(query('kubernetes'), { transferables: false });
+    expect(found.iterable.map((hit) => hit.identifier)).toEqual([kept.messages.iterable[0]!.id]);
+    expect((await s.searchMessages(query('ingress 502'), { transferables: false })).iterable).toEqual([]);
+    expect(await disagreements(schema)).toEqual([]);
+  });
+
+  it("finds one instance's writes through another on the same schema at once, with no feed to wait for", async () => {
+    const schema = freshSchema('search');
+    const [a, b] = [await postgresStore(schema), await postgresStore(schema)];
+    const [first, second] = [await service(a), await service(b, '00000001')];
+    for (let round = 0; round < 3; round++) {
+      const written = await conversationWith(first, said('USER', `deploy number ${round} failed with exit code 137`));
+      // B's change feed is not asked: the search reads what is committed.
+      const found = await second.searchConversations(query(`deploy ${round}`), { transferables: false });
+      expect(found.iterable[0]!.identifier).toBe(written.id);
+    }
+    const renamed = (await first.listConversations()).iterable[0]!;
+    await second.updateConversation({ id: renamed.id, name: 'Out of memory' });
+    expect((await first.searchConversations(query('memory'), { transferables: false })).iterable.map((hit) => hit.identifier)).toEqual([renamed.id]);
+    expect(await disagreements(schema)).toEqual([]);
+  });
+
+  it('indexes the records of a store made before search was in the database, when it is opened', async () => {
+    const schema = freshSchema('search');
+    const s = await service(await postgresStore(schema));
+    const old = await conversationWith(s, said('USER', 'terraform plan shows drift'), said('ASSISTANT', 'Run terraform refresh first.'));
+    await s.updateConversation({ id: old.id, name: 'Infrastructure drift' });
+    // As a release before migration 3 left it: the records, and no search tables.
+    const search = MIGRATIONS.find((migration) => migration.name === 'search')!;
+    await adminPool().query(`
+      DROP TABLE "${schema}".search_docs, "${schema}".search_postings, "${schema}".search_conversations,
+        "${schema}".search_conversation_terms, "${schema}".search_stats;
+      DROP SEQUENCE "${schema}".search_numbers;
+      DELETE FROM "${schema}".migrations WHERE version = ${search.version};`);
+    const reopened = await service(await postgresStore(schema));
+    const found = await reopened.searchConversations(query('terraform drift'), { transferables: false });
+    expect(found.iterable.map((hit) => hit.identifier)).toEqual([old.id]);
+    expect(found.iterable[0]!.messages!.iterable.map((m) => m.identifier).sort()).toEqual(old.messages.iterable.map((m) => m.id).sort());
+    expect((await reopened.searchConversations(query('infrastructure'), { transferables: false })).iterable.map((hit) => hit.identifier)).toEqual([old.id]);
+    expect(await disagreements(schema)).toEqual([]);
   });
 });
