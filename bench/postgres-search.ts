@@ -13,8 +13,8 @@
  *   limit 20, as the service asks), one after the other. Targets: p50 ≤ 10 ms, p95 ≤ 30 ms.
  *
  * `DATABASE_URL=postgres://… npx tsx bench/postgres-search.ts [quality|latency]` runs them alone,
- * each in a schema of its own (dropped afterwards). Env: PG_SEARCH_CONVERSATIONS,
- * PG_SEARCH_QUERIES.
+ * each in a schema of its own (dropped afterwards; PG_SEARCH_KEEP=1 keeps it, PG_SEARCH_REUSE=<schema>
+ * times a kept one again without writing it). Env: PG_SEARCH_CONVERSATIONS, PG_SEARCH_QUERIES.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +46,11 @@ export interface QualityOver {
  * renamed first) over services from `open` and over the embedded index in memory, printed as a
  * table and answered.
  */
-export async function searchQualityOver(open: () => Promise<Service>, label = 'PostgreSQL', file = devChats().file): Promise<QualityOver[]> {
+export async function searchQualityOver(
+  open: () => Promise<Service>,
+  label = 'PostgreSQL',
+  file = devChats().file,
+): Promise<QualityOver[]> {
   const chats: DevChat[] = await readDevChats(file);
   const results: QualityOver[] = [];
   for (const rename of [false, true]) {
@@ -112,6 +116,8 @@ export async function searchLatencyOver(
   conversations = 10_000,
   queries = 300,
   file = devChats().file,
+  /** `repository` holds these conversations already (a run before wrote them): only the memory store is written. */
+  prebuilt = false,
 ): Promise<LatencyOver> {
   const chats = await readDevChats(file);
   const texts = chats.map((chat) => chat.messages.map((m) => m.text).join('\n\n'));
@@ -143,10 +149,7 @@ export async function searchLatencyOver(
       };
       batch.push({ conversation, messages });
     }
-    for (const [store, key] of [
-      [memory, 'embedded'],
-      [other, 'other'],
-    ] as const) {
+    for (const [store, key] of [[memory, 'embedded'], ...(prebuilt ? [] : [[other, 'other']])] as [typeof memory, 'embedded' | 'other'][]) {
       const t0 = performance.now();
       await store.transact((tx) => {
         for (const { conversation, messages } of batch) {
@@ -163,10 +166,16 @@ export async function searchLatencyOver(
   await other.search.searchConversations(warm);
 
   const bag: string[] = [];
-  const stop = new Set('the and for with that this you are from not but can have has was were will would should could its into then than there their them they what when where which who how why all any our out use using used also just like get set see let run now new one two via your about after before each more most other some such only over under been being does did done make made need here'.split(' '));
+  const stop = new Set(
+    'the and for with that this you are from not but can have has was were will would should could its into then than there their them they what when where which who how why all any our out use using used also just like get set see let run now new one two via your about after before each more most other some such only over under been being does did done make made need here'.split(
+      ' ',
+    ),
+  );
   for (const text of texts) for (const word of text.toLowerCase().match(/[a-z]{3,}/g) ?? []) if (!stop.has(word)) bag.push(word);
   const pick = seeded(2);
-  const asked = Array.from({ length: queries }, (_, i) => Array.from({ length: 1 + (i % 3) }, () => bag[Math.floor(pick() * bag.length)]!).join(' '));
+  const asked = Array.from({ length: queries }, (_, i) =>
+    Array.from({ length: 1 + (i % 3) }, () => bag[Math.floor(pick() * bag.length)]!).join(' '),
+  );
   const times: Record<string, number[]> = {};
   const time = async (names: string[], work: () => Promise<unknown>) => {
     const t0 = performance.now();
@@ -185,7 +194,9 @@ export async function searchLatencyOver(
     }
   }
   await memory.close();
-  const figures = Object.fromEntries(Object.entries(times).map(([name, ms]) => [name, { p50: percentile(ms, 0.5), p95: percentile(ms, 0.95) }]));
+  const figures = Object.fromEntries(
+    Object.entries(times).map(([name, ms]) => [name, { p50: percentile(ms, 0.5), p95: percentile(ms, 0.95) }]),
+  );
   console.log(
     `\nSearch latency: ${conversations} conversations × ${MESSAGES} messages (~300 characters, developer chats' text), ${queries} queries of 1–3 words (by frequency), limit ${LIMIT}, the store's search alone, in-process; written in ${buildSeconds.other.toFixed(1)} s (${label}) and ${buildSeconds.embedded.toFixed(1)} s (memory). Targets p50 ≤ 10 ms, p95 ≤ 30 ms.`,
   );
@@ -209,9 +220,10 @@ async function main(): Promise<void> {
   const admin = new pg.Pool({ connectionString: url });
   let n = 0;
   const schemas: string[] = [];
+  const reuse = process.env.PG_SEARCH_REUSE;
   const open = () => {
-    const schema = `bench_search_${process.pid}_${++n}`;
-    schemas.push(schema);
+    const schema = reuse ?? `bench_search_${process.pid}_${++n}`;
+    if (!reuse) schemas.push(schema);
     return createPostgresRepository({ connectionString: url }, { schema });
   };
   try {
@@ -221,7 +233,14 @@ async function main(): Promise<void> {
     if (parts.length === 0 || parts.includes('latency')) {
       const repository = await open();
       try {
-        await searchLatencyOver(repository, 'PostgreSQL', Number(process.env.PG_SEARCH_CONVERSATIONS ?? 10_000), Number(process.env.PG_SEARCH_QUERIES ?? 300), data.file);
+        await searchLatencyOver(
+          repository,
+          'PostgreSQL',
+          Number(process.env.PG_SEARCH_CONVERSATIONS ?? 10_000),
+          Number(process.env.PG_SEARCH_QUERIES ?? 300),
+          data.file,
+          reuse !== undefined,
+        );
       } finally {
         await repository.close();
       }

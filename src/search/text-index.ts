@@ -2,9 +2,6 @@ import type { ConversationHit, Field, QueryWord, TextHit, TextQuery, TimeRange }
 import { nextTurn, runAtOnce, runInSlices, Slices } from '../slices.js';
 import { grown } from '../typed-arrays.js';
 import { DocList } from './doc-list.js';
-import { FIELD_NUMBER, FIELDS } from './record-docs.js';
-import { SearchBudget } from './search-budget.js';
-import { type FlushLimits, TermDictionary, type TermPostings } from './term-dictionary.js';
 import {
   B,
   HITS_PER_CONVERSATION,
@@ -22,12 +19,16 @@ import {
   WEIGHT_PREFIX,
   WEIGHT_TYPO,
 } from './ranking.js';
+import { FIELD_NUMBER, FIELDS } from './record-docs.js';
+import { SearchBudget } from './search-budget.js';
+import { type FlushLimits, TermDictionary, type TermPostings } from './term-dictionary.js';
 import { MAX_DOCS, TermSegment } from './term-segment.js';
 import { forEachTermOfWord, uncachedTermOf } from './tokens.js';
 import { topOf } from './top-scores.js';
 import { WordLists } from './word-lists.js';
 
 export { FIELD_NUMBER, FIELDS } from './record-docs.js';
+
 const NAME = 2;
 const ANNOTATION = 3;
 

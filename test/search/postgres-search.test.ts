@@ -10,7 +10,6 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { SearchInput, Service } from '../../src/index.js';
 import type { Repository } from '../../src/ports.js';
 import { createPostgresRepository, MIGRATIONS } from '../../src/stores/postgres/index.js';
-import { conversationRecord } from '../../src/testing/records.js';
 import { describeWithPostgres, freshSchema } from '../helpers/postgres.js';
 import { conversationWith, said, serviceForTest } from '../helpers/service.js';
 
@@ -104,7 +103,11 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
         said('USER', 'How do I shrink my Docker images?'),
         said('ASSISTANT', 'Use a multi-stage build and a slim base image; installing only production dependencies helps.'),
       );
-      await conversationWith(s, said('USER', 'How do I paginate a GraphQL query?'), said('ASSISTANT', 'Use cursors, and paginate with first/after.'));
+      await conversationWith(
+        s,
+        said('USER', 'How do I paginate a GraphQL query?'),
+        said('ASSISTANT', 'Use cursors, and paginate with first/after.'),
+      );
       await conversationWith(
         s,
         said('USER', 'Review my API design'),
@@ -117,7 +120,10 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
         said('USER', '请问useEffect为什么执行两次'),
         said('USER', 'ship it 🚀deploy🚀 tonight'),
       );
-      const docs = await conversationWith(s, said('USER', 'Where is the documentation for installing plugins? The docker docs say nothing.'));
+      const docs = await conversationWith(
+        s,
+        said('USER', 'Where is the documentation for installing plugins? The docker docs say nothing.'),
+      );
       await s.updateConversation({ id: docker.id, name: 'Container diet' });
       await s.updateConversation({ id: docs.id, name: 'Plugin docs' });
       await s.summarizeConversation(react.id);
@@ -162,7 +168,14 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
       const answers = async (s: Service) => {
         const found: unknown[] = [];
         for (const text of QUERIES) {
-          const shape = (answer: { iterable: { identifier: string; similarity?: number; messages?: { iterable: { identifier: string }[] }; annotations?: { iterable: { identifier: string }[] } }[] }) =>
+          const shape = (answer: {
+            iterable: {
+              identifier: string;
+              similarity?: number;
+              messages?: { iterable: { identifier: string }[] };
+              annotations?: { iterable: { identifier: string }[] };
+            }[];
+          }) =>
             answer.iterable.map((hit) => ({
               id: hit.identifier,
               similarity: Number((hit.similarity ?? 0).toFixed(2)),
@@ -177,10 +190,14 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
       };
       const [got, wanted] = [await answers(onPostgres), await answers(embedded)];
       // The same records, in the same order, with the same messages and annotations shown.
-      const withoutSimilarity = (found: unknown[]) => JSON.parse(JSON.stringify(found, (key, value) => (key === 'similarity' ? undefined : value)));
+      const withoutSimilarity = (found: unknown[]) =>
+        JSON.parse(JSON.stringify(found, (key, value) => (key === 'similarity' ? undefined : value)));
       expect(withoutSimilarity(got)).toEqual(withoutSimilarity(wanted));
       // Similarities close: the embedded index counts the documents a write replaced in its idf until it merges them away.
-      const similarities = (found: unknown[]) => JSON.stringify(found).match(/"similarity":[\d.]+/g)!.map((pair) => Number(pair.split(':')[1]));
+      const similarities = (found: unknown[]) =>
+        JSON.stringify(found)
+          .match(/"similarity":[\d.]+/g)!
+          .map((pair) => Number(pair.split(':')[1]));
       const [a, b] = [similarities(got), similarities(wanted)];
       expect(a.length).toBe(b.length);
       a.forEach((value, i) => expect(Math.abs(value - b[i]!)).toBeLessThanOrEqual(0.05));
@@ -220,7 +237,9 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
     }
     const renamed = (await first.listConversations()).iterable[0]!;
     await second.updateConversation({ id: renamed.id, name: 'Out of memory' });
-    expect((await first.searchConversations(query('memory'), { transferables: false })).iterable.map((hit) => hit.identifier)).toEqual([renamed.id]);
+    expect((await first.searchConversations(query('memory'), { transferables: false })).iterable.map((hit) => hit.identifier)).toEqual([
+      renamed.id,
+    ]);
     expect(await disagreements(schema)).toEqual([]);
   });
 
@@ -240,7 +259,9 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
     const found = await reopened.searchConversations(query('terraform drift'), { transferables: false });
     expect(found.iterable.map((hit) => hit.identifier)).toEqual([old.id]);
     expect(found.iterable[0]!.messages!.iterable.map((m) => m.identifier).sort()).toEqual(old.messages.iterable.map((m) => m.id).sort());
-    expect((await reopened.searchConversations(query('infrastructure'), { transferables: false })).iterable.map((hit) => hit.identifier)).toEqual([old.id]);
+    expect(
+      (await reopened.searchConversations(query('infrastructure'), { transferables: false })).iterable.map((hit) => hit.identifier),
+    ).toEqual([old.id]);
     expect(await disagreements(schema)).toEqual([]);
   });
 });

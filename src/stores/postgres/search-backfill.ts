@@ -1,6 +1,6 @@
 import type { RecordChange } from '../../ports.js';
-import { INDEXED_COLLECTIONS } from '../../search/record-docs.js';
 import type { CollectionName } from '../../records.js';
+import { INDEXED_COLLECTIONS } from '../../search/record-docs.js';
 import type { PostgresClient } from './pool.js';
 import { decodeRecord } from './record-codec.js';
 import { SearchStatements } from './search-statements.js';

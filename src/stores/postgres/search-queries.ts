@@ -9,6 +9,21 @@ const LIST_READ = 1000;
 /** The best documents those postings find, scored again from all their postings (more when the search asks for more hits). */
 const RESCORED = 100;
 
+/**
+ * Postings a look-up counts of a term, at most: a term with more is counted whole apart (and its
+ * count kept a while, see text-search.ts), since a count reads every posting.
+ */
+export const COUNT_CAP = 2000;
+
+/** Conversations met in the rows read best first that are scored from all their rows (more when the search asks for more hits). */
+const RESCORED_CONVERSATIONS = 200;
+/**
+ * The order a conversation's row of a term is read in when its list is long (an index keeps it):
+ * where the term is, weighted roughly as BM25F weighs it, without the lengths (a row's own
+ * score needs the conversation's lengths, which change at every message).
+ */
+export const WEIGHT_ORDER = '(name_tf * 4 + note_tf * 2 + first_tf * 8 + body_tf)';
+
 /** A number as a float8 constant of SQL (a bare `0.75` would be numeric, and slow). */
 const f = (n: number): string => `${n}::float8`;
 
@@ -43,8 +58,10 @@ export class SearchQueries {
   readonly stats: string;
   /** Terms ($1) the store holds, with their postings' counts. */
   readonly counts: string;
+  /** Terms ($1) with their postings counted up to COUNT_CAP (0: the store does not hold it). */
+  readonly cappedCounts: string;
   /**
-   * Terms ($1) with their counts (kind 0), and up to $3 longer terms that start with $2 (kind 1,
+   * Terms ($1) with their counts up to COUNT_CAP (kind 0; 0 for a term the store does not hold), and up to $3 longer terms that start with $2 (kind 1,
    * in byte order, each one's count capped), found by probing the terms' index once per term.
    */
   readonly lookup: string;
@@ -61,6 +78,9 @@ export class SearchQueries {
         sum(names)::float8 AS names, sum(firsts)::float8 AS firsts, sum(first_len)::float8 AS first_len, sum(body_len)::float8 AS body_len
       FROM ${s}.search_stats`;
     this.counts = `SELECT term, count(*)::int AS count FROM ${s}.search_postings WHERE term = ANY($1::text[]) GROUP BY term`;
+    this.cappedCounts = `
+      SELECT t.term, (SELECT count(*)::int FROM (SELECT 1 FROM ${s}.search_postings p WHERE p.term = t.term LIMIT ${COUNT_CAP}) x) AS count
+      FROM unnest($1::text[]) AS t(term)`;
     const end = `($2::text || U&'\\+10FFFF')`;
     this.lookup = `
       WITH RECURSIVE longer(term) AS (
@@ -72,7 +92,9 @@ export class SearchQueries {
       ), scanned AS (
         SELECT term FROM longer WHERE term IS NOT NULL LIMIT $3::int
       )
-      SELECT 0 AS kind, p.term, count(*)::int AS count FROM ${s}.search_postings p WHERE p.term = ANY($1::text[]) GROUP BY p.term
+      SELECT 0 AS kind, t.term,
+        (SELECT count(*)::int FROM (SELECT 1 FROM ${s}.search_postings p WHERE p.term = t.term LIMIT ${COUNT_CAP}) x) AS count
+      FROM unnest($1::text[]) AS t(term)
       UNION ALL
       SELECT 1, c.term, (SELECT count(*)::int FROM (SELECT 1 FROM ${s}.search_postings p WHERE p.term = c.term LIMIT ${this.prefixCountCap}) x)
       FROM scanned c`;
@@ -181,23 +203,56 @@ export class SearchQueries {
       times.length > 0
         ? `JOIN ${s}.search_docs n ON n.field = 2 AND n.conv = cv.conv WHERE cv.named AND ${times.join(' AND ')}`
         : 'WHERE cv.named';
+    const counts = (from: string) => `
+        SELECT t.conv, q.grp, sum(q.weight * (t.name_tf * ${f(WEIGHT_NAME)} + t.note_tf * ${f(WEIGHT_ANNOTATION)})) AS fixed,
+          sum(q.weight * t.first_tf) AS first, sum(q.weight * t.body_tf) AS body
+        ${from}
+        GROUP BY t.conv, q.grp`;
+    // With times, every conversation that holds a term is scored; else each list is read best
+    // first (by WEIGHT_ORDER) up to LIST_READ rows, and the best conversations met are scored from
+    // all their rows. A group's idf is over the conversations that hold its terms: counted from
+    // the rows read, or (a list read in part) from its whole count.
+    const scored =
+      times.length > 0
+        ? `counted AS (${counts(`FROM q JOIN ${s}.search_conversation_terms t ON t.term = q.term`)}
+      ), touched AS (
+        SELECT grp, count(*)::float8 AS n FROM counted GROUP BY grp`
+        : `read AS (
+        SELECT q.grp, q.term, q.weight, t.conv, t.impact
+        FROM q CROSS JOIN LATERAL (
+          SELECT r.conv, ${WEIGHT_ORDER} AS impact FROM ${s}.search_conversation_terms r
+          WHERE r.term = q.term ORDER BY ${WEIGHT_ORDER} DESC LIMIT $11
+        ) t
+      ), lists AS (
+        SELECT l.grp, l.term, CASE WHEN count(*) < $11 THEN count(*) ELSE (
+          SELECT count(*) FROM ${s}.search_conversation_terms w WHERE w.term = l.term) END AS whole, count(*) >= $11 AS part
+        FROM read l GROUP BY l.grp, l.term
+      ), touched AS (
+        SELECT l.grp, CASE WHEN bool_or(l.part) THEN least($8::float8, sum(l.whole))
+          ELSE (SELECT count(DISTINCT r.conv) FROM read r WHERE r.grp = l.grp) END::float8 AS n
+        FROM lists l GROUP BY l.grp
+      ), candidates AS (
+        SELECT conv FROM read GROUP BY conv ORDER BY sum(weight * impact) DESC, conv LIMIT $12
+      ), counted AS (${counts(`FROM candidates ca CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, r.conv, r.name_tf, r.note_tf, r.first_tf, r.body_tf
+          FROM q JOIN ${s}.search_conversation_terms r ON r.term = q.term AND r.conv = ca.conv
+          OFFSET 0 -- a look-up per candidate and term: not merged into a read of the whole lists
+        ) t CROSS JOIN LATERAL (SELECT t.grp, t.weight) q`)}`;
+    if (times.length === 0) values.push(LIST_READ + query.limit, RESCORED_CONVERSATIONS + query.limit);
     return this.named(
       `
       WITH q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::float8[]) AS q(term, grp, weight, idf)),
-      frequencies AS (
-        SELECT t.conv, q.grp, bool_or(c.named) AS named, sum(q.weight * (
-          t.name_tf * ${f(WEIGHT_NAME)} + t.note_tf * ${f(WEIGHT_ANNOTATION)}
-          + t.first_tf * ${f(WEIGHT_FIRST_REQUEST)} / (${f(1 - B)} + ${f(B)} * c.first_len / $6::float8)
-          + t.body_tf / (${f(1 - B)} + ${f(B)} * (c.length - c.first_len) / $7::float8))) AS f
-        FROM q JOIN ${s}.search_conversation_terms t ON t.term = q.term JOIN ${s}.search_conversations c ON c.num = t.conv
-        GROUP BY t.conv, q.grp
-      ), touched AS (
-        SELECT grp, ln(1 + ($8::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS idf FROM frequencies GROUP BY grp
+      ${scored}
+      ), frequencies AS (
+        SELECT k.conv, k.grp, c.named, k.fixed
+          + k.first * ${f(WEIGHT_FIRST_REQUEST)} / (${f(1 - B)} + ${f(B)} * c.first_len / $6::float8)
+          + k.body / (${f(1 - B)} + ${f(B)} * (c.length - c.first_len) / $7::float8) AS f
+        FROM counted k JOIN ${s}.search_conversations c ON c.num = k.conv
       ), bound AS (
-        SELECT sum(coalesce(t.idf, ln(1 + ($8::float8 + 0.5) / 0.5)) * ${f(K1 + 1)}) AS bound
+        SELECT sum(ln(1 + ($8::float8 - coalesce(t.n, 0) + 0.5) / (coalesce(t.n, 0) + 0.5)) * ${f(K1 + 1)}) AS bound
         FROM generate_series(0, $9::int - 1) g LEFT JOIN touched t ON t.grp = g
       ), scores AS (
-        SELECT fr.conv, bool_or(fr.named) AS named, sum(t.idf * fr.f * ${f(K1 + 1)} / (fr.f + ${f(K1)})) AS score
+        SELECT fr.conv, bool_or(fr.named) AS named, sum(ln(1 + ($8::float8 - t.n + 0.5) / (t.n + 0.5)) * fr.f * ${f(K1 + 1)} / (fr.f + ${f(K1)})) AS score
         FROM frequencies fr JOIN touched t ON t.grp = fr.grp GROUP BY fr.conv
       ), ranked AS (
         SELECT cv.conv, cv.score FROM scores cv ${named} ORDER BY cv.score DESC, cv.conv LIMIT $10

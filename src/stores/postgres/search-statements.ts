@@ -1,4 +1,5 @@
 import type { PostgresQuery } from './pool.js';
+import { WEIGHT_ORDER } from './search-queries.js';
 import type { Statements } from './statements.js';
 
 /** Rows of `search_stats`: a writer adds its counts to one, by its connection, so that writers rarely share one. */
@@ -27,7 +28,8 @@ export class SearchStatements {
    * anew keeps its row), postings inserted ($10–$15: term, document, field, conversation, count,
    * length; their impacts, $25), conversations' rows set ($16–$22) or deleted ($23), their terms'
    * counts added to ($26–$31: term, conversation, and the counts in its name, annotations, first
-   * request and other messages), and the counts ($24) added to the connection's row of `search_stats`. That row is locked last: a transaction that holds it waits
+   * request and other messages), the times of documents whose text is as it was ($32–$35: field,
+   * id, created, updated), and the counts ($24) added to the connection's row of `search_stats`. That row is locked last: a transaction that holds it waits
    * for nothing more but its commit.
    */
   readonly applyRows: string;
@@ -92,6 +94,10 @@ export class SearchStatements {
         ORDER BY u.o
         ON CONFLICT (term, conv) DO UPDATE SET name_tf = t.name_tf + excluded.name_tf, note_tf = t.note_tf + excluded.note_tf,
           first_tf = t.first_tf + excluded.first_tf, body_tf = t.body_tf + excluded.body_tf
+      ), times AS (
+        UPDATE ${s}.search_docs d SET created = t.created, updated = t.updated
+        FROM unnest($32::smallint[], $33::text[], $34::bigint[], $35::bigint[]) AS t(field, id, created, updated)
+        WHERE d.field = t.field AND d.id = t.id
       )
       UPDATE ${s}.search_stats SET
         docs = docs + ($24::bigint[])[1], messages = messages + ($24::bigint[])[2], message_len = message_len + ($24::bigint[])[3],
@@ -165,8 +171,11 @@ export const searchTables = (s: string): string => `
     note_tf integer NOT NULL,
     first_tf integer NOT NULL,
     body_tf integer NOT NULL,
-    PRIMARY KEY (term, conv)
+    PRIMARY KEY (term, conv) INCLUDE (name_tf, note_tf, first_tf, body_tf)
   );
+  -- A long list read best first (see WEIGHT_ORDER in search-queries.ts).
+  CREATE INDEX search_conversation_terms_by_weight ON ${s}.search_conversation_terms (term, ${WEIGHT_ORDER} DESC)
+    INCLUDE (conv, name_tf, note_tf, first_tf, body_tf);
   -- Per conversation: its documents, its messages' total length, its first request, whether it has its name document.
   CREATE TABLE ${s}.search_conversations (
     num bigint PRIMARY KEY,

@@ -89,17 +89,14 @@ export async function writeSearchRows(
       puts.push(counted(doc));
     }
   }
-  if (puts.length > 0 || stale[0].length > 0) await rewrite(run, statements, puts, stale);
-  if (times.length > 0) {
-    await run(
-      statements.named(statements.writeTimes, [
-        times.map((doc) => FIELD_NUMBER[doc.field]),
-        times.map((doc) => toText(doc.id)),
-        times.map((doc) => seconds(doc.created)),
-        times.map((doc) => seconds(doc.updated)),
-      ]),
-    );
-  }
+  const timeColumns = [
+    times.map((doc) => FIELD_NUMBER[doc.field]),
+    times.map((doc) => toText(doc.id)),
+    times.map((doc) => seconds(doc.created)),
+    times.map((doc) => seconds(doc.updated)),
+  ];
+  if (puts.length > 0 || stale[0].length > 0) await rewrite(run, statements, puts, stale, timeColumns);
+  else if (times.length > 0) await run(statements.named(statements.writeTimes, timeColumns));
 }
 
 /** The documents a record made before this write, by field (none when it was absent). */
@@ -134,7 +131,13 @@ function counted(doc: IndexedDoc): NewDoc {
  * with their terms; a second writes everything. A conversation whose first request changes has
  * the terms of the documents that stop or start being it moved (read when not written here).
  */
-async function rewrite(run: RunQuery, statements: SearchStatements, puts: readonly NewDoc[], stale: [number[], string[]]): Promise<void> {
+async function rewrite(
+  run: RunQuery,
+  statements: SearchStatements,
+  puts: readonly NewDoc[],
+  stale: [number[], string[]],
+  times: unknown[][],
+): Promise<void> {
   const wanted = new Set<string>();
   for (const put of puts) if (put.doc.conversation !== undefined) wanted.add(toText(put.doc.conversation));
   const locked = await run(statements.named(statements.lockRows, [[...wanted].sort(), ...stale, puts.length]));
@@ -153,7 +156,9 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
   const termsOf = termsByDoc(JSON.parse(answer.terms) as [number, string, number][]);
   const numbers = JSON.parse(answer.numbers) as number[];
   // A document that goes may belong to a conversation no document put names (a message deleted).
-  const more = [...new Set(gone.flatMap((doc) => (doc.conversation !== null && !conversations.has(doc.conversation) ? [doc.conversation] : [])))];
+  const more = [
+    ...new Set(gone.flatMap((doc) => (doc.conversation !== null && !conversations.has(doc.conversation) ? [doc.conversation] : []))),
+  ];
   if (more.length > 0) {
     const { rows } = await run(statements.named(statements.lockRows, [more.sort(), [], [], 0]));
     take(JSON.parse((rows[0] as { conversations: string }).conversations) as ConversationRow[]);
@@ -175,7 +180,12 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
     if (doc.field <= 1) conversation.length -= doc.len;
     if (doc.field === NAME) conversation.named = false;
     const wasFirst = conversation.first_doc === doc.doc;
-    termCounts.add(conversation.num, termsOf.get(doc.doc), wasFirst ? FIRST : doc.field === NAME ? NAME_TF : doc.field === 3 ? NOTE : BODY, -1);
+    termCounts.add(
+      conversation.num,
+      termsOf.get(doc.doc),
+      wasFirst ? FIRST : doc.field === NAME ? NAME_TF : doc.field === 3 ? NOTE : BODY,
+      -1,
+    );
     if (wasFirst) {
       conversation.first_doc = null;
       conversation.first_len = 0;
@@ -184,9 +194,7 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
     }
   }
   if (lostFirst.size > 0) {
-    const { rows } = await run(
-      statements.named(statements.firstRequests, [[...lostFirst].map((c) => c.num), gone.map((doc) => doc.doc)]),
-    );
+    const { rows } = await run(statements.named(statements.firstRequests, [[...lostFirst].map((c) => c.num), gone.map((doc) => doc.doc)]));
     for (const row of rows as { num: string; doc: string; len: number; created: string }[]) {
       const conversation = [...lostFirst].find((c) => c.num === Number(row.num))!;
       conversation.first_doc = Number(row.doc);
@@ -235,7 +243,13 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
   puts.forEach((put, i) => {
     const number = numbers[i]!;
     const conversation = owners.get(number);
-    if (conversation) termCounts.add(conversation.num, put.terms, conversation.first_doc === number ? FIRST : put.field === NAME ? NAME_TF : put.field === 3 ? NOTE : BODY, 1);
+    if (conversation)
+      termCounts.add(
+        conversation.num,
+        put.terms,
+        conversation.first_doc === number ? FIRST : put.field === NAME ? NAME_TF : put.field === 3 ? NOTE : BODY,
+        1,
+      );
   });
   // Documents that stay but stop or start being their conversation's first request: their terms move.
   const moved: [ConversationRow, number, 1 | -1][] = [];
@@ -285,6 +299,7 @@ async function rewrite(run: RunQuery, statements: SearchStatements, puts: readon
       [delta.docs, delta.messages, delta.messageLength, totals.names, totals.firsts, totals.firstLength, totals.body],
       impacts,
       ...counts,
+      ...times,
     ]),
   );
   // Counts that may have fallen to nothing: such a row would still count its conversation as holding the term.

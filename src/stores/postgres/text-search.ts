@@ -16,7 +16,7 @@ import { SearchBudget } from '../../search/search-budget.js';
 import { uncachedTermOf } from '../../search/tokens.js';
 import { Slices } from '../../slices.js';
 import type { PostgresQuery, PostgresResult } from './pool.js';
-import type { SearchQueries, SearchStats } from './search-queries.js';
+import { COUNT_CAP, type SearchQueries, type SearchStats } from './search-queries.js';
 import { fromText } from './texts.js';
 
 /** Spellings of a typo tried between two looks at the request's clock (each goes through the stemmer). */
@@ -86,7 +86,12 @@ export class PostgresTextSearch implements TextSearch {
         hits.push(current);
       }
       if (row.id === null) continue;
-      const hit: TextHit = { id: fromText(row.id), field: FIELDS[row.field!]!, conversation: id, similarity: Math.min(1, row.score! / bound) };
+      const hit: TextHit = {
+        id: fromText(row.id),
+        field: FIELDS[row.field!]!,
+        conversation: id,
+        similarity: Math.min(1, row.score! / bound),
+      };
       (row.field === 3 ? current.annotations : current.messages).push(hit);
     }
     return hits;
@@ -103,10 +108,18 @@ export class PostgresTextSearch implements TextSearch {
 
   /** The postings of the words' own terms (a lower bound of what a search of them reads). */
   async postings(words: readonly QueryWord[]): Promise<number> {
-    const terms = words.flatMap((word) => word.terms);
+    const terms = [...new Set(words.flatMap((word) => word.terms))];
     if (terms.length === 0) return 0;
-    const { rows } = await this.run(this.sql.named(this.sql.counts, [terms]));
-    return (rows as { term: string; count: number }[]).reduce((sum, row) => sum + row.count, 0);
+    const counts = this.#counts.known(terms);
+    const unknown = terms.filter((term) => !counts.has(term));
+    if (unknown.length > 0) {
+      const { rows } = await this.run(this.sql.named(this.sql.cappedCounts, [unknown]));
+      const capped = new Map(
+        (rows as { term: string; count: number }[]).filter((row) => row.count > 0).map((row) => [row.term, row.count]),
+      );
+      for (const [term, count] of await this.#whole(capped)) counts.set(term, count);
+    }
+    return [...counts.values()].reduce((sum, count) => sum + count, 0);
   }
 
   async #stats(): Promise<Stats> {
@@ -136,10 +149,12 @@ export class PostgresTextSearch implements TextSearch {
     const unknown = own.filter((term) => !counts.has(term));
     if (unknown.length > 0 || most > 0) {
       const { rows } = await this.run(this.sql.named(this.sql.lookup, [unknown, prefixWord?.typed ?? null, most]));
+      const capped = new Map<string, number>();
       for (const row of rows as { kind: number; term: string; count: number }[]) {
-        if (row.kind === 0) counts.set(row.term, this.#counts.learn(row.term, row.count));
-        else longer.push([row.term, row.count]);
+        if (row.kind === 1) longer.push([row.term, row.count]);
+        else if (row.count > 0) capped.set(row.term, row.count);
       }
+      for (const [term, count] of await this.#whole(capped)) counts.set(term, count);
     }
 
     const groups: List[][] = [];
@@ -154,7 +169,8 @@ export class PostgresTextSearch implements TextSearch {
         if (word === prefixWord) {
           const best = new TopLists<List>(PREFIX_EXPANSIONS);
           for (const [candidate, count] of longer) {
-            if (candidate !== term && candidate.length > word.typed.length) best.offer({ term: candidate, weight: WEIGHT_PREFIX, count }, count);
+            if (candidate !== term && candidate.length > word.typed.length)
+              best.offer({ term: candidate, weight: WEIGHT_PREFIX, count }, count);
           }
           budget.expand('prefixTerms', longer.length);
           for (const stem of stems) {
@@ -187,8 +203,32 @@ export class PostgresTextSearch implements TextSearch {
     }
     spelled.delete('');
     budget.expand('typoSpellings', tried);
-    const { rows } = await this.run(this.sql.named(this.sql.counts, [[...spelled]]));
-    return (rows as { term: string; count: number }[]).map((row) => ({ term: row.term, weight: WEIGHT_TYPO, count: this.#counts.learn(row.term, row.count) }));
+    const { rows } = await this.run(this.sql.named(this.sql.cappedCounts, [[...spelled]]));
+    const held = new Map((rows as { term: string; count: number }[]).filter((row) => row.count > 0).map((row) => [row.term, row.count]));
+    return [...(await this.#whole(held))].map(([term, count]) => ({ term, weight: WEIGHT_TYPO, count }));
+  }
+
+  /**
+   * Counts read up to COUNT_CAP, made whole: a term at the cap is counted in full (all its
+   * postings read), unless its count was read lately; each is kept (see TermCounts).
+   */
+  async #whole(capped: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    const frequent: string[] = [];
+    for (const [term, count] of capped) {
+      if (count < COUNT_CAP) counts.set(term, this.#counts.learn(term, count));
+      else frequent.push(term);
+    }
+    if (frequent.length > 0) {
+      const kept = this.#counts.known(frequent, true);
+      const missing = frequent.filter((term) => !kept.has(term));
+      for (const [term, count] of kept) counts.set(term, count);
+      if (missing.length > 0) {
+        const { rows } = await this.run(this.sql.named(this.sql.counts, [missing]));
+        for (const row of rows as { term: string; count: number }[]) counts.set(row.term, this.#counts.learn(row.term, row.count));
+      }
+    }
+    return counts;
   }
 }
 
@@ -211,7 +251,11 @@ type ConversationRow = {
 };
 
 function docHit(row: DocHitRow): Omit<TextHit, 'similarity'> {
-  return { id: fromText(row.id), field: FIELDS[row.field]!, conversation: row.conversation === null ? undefined : fromText(row.conversation) };
+  return {
+    id: fromText(row.id),
+    field: FIELDS[row.field]!,
+    conversation: row.conversation === null ? undefined : fromText(row.conversation),
+  };
 }
 
 /** Each list of each group as the scoring statement takes them: term, group, weight, idf. */
@@ -239,24 +283,31 @@ function docBound(groups: readonly List[][], stats: Stats): number {
 
 /** How long a term's count of postings is taken as it was read: BM25's idf moves slowly; which documents match is read anew by every search. */
 const COUNT_TTL_MS = 10_000;
+/**
+ * How long the count of a frequent term (COUNT_CAP postings or more, a count that reads them all)
+ * is taken as it was read: a few hundred postings more or less change its idf by little.
+ */
+const FREQUENT_COUNT_TTL_MS = 60_000;
 /** Terms whose counts are kept, at most (the oldest go first). */
 const COUNTS_KEPT = 10_000;
 
 /**
- * Terms' counts of postings read lately, for a few seconds: a count is a scan of the term's
- * postings, and a frequent term is asked often. Only a term the store holds is kept: one it did
- * not hold is asked again, so a word written since is found at once.
+ * Terms' counts of postings read lately, for a few seconds (a minute for a frequent term): a
+ * count is a scan of the term's postings, and a frequent term is asked often. Only a term the
+ * store holds is kept: one it did not hold is asked again, so a word written since is found at once.
  */
 class TermCounts {
   readonly #counts = new Map<string, { count: number; at: number }>();
 
-  /** The counts kept (and fresh) of these terms. */
-  known(terms: readonly string[]): Map<string, number> {
+  /** The counts kept (and fresh) of these terms; with `frequent`, those of frequent terms kept longer too. */
+  known(terms: readonly string[], frequent = false): Map<string, number> {
     const now = Date.now();
     const known = new Map<string, number>();
     for (const term of terms) {
       const kept = this.#counts.get(term);
-      if (kept && now - kept.at < COUNT_TTL_MS) known.set(term, kept.count);
+      if (!kept) continue;
+      const ttl = frequent && kept.count >= COUNT_CAP ? FREQUENT_COUNT_TTL_MS : COUNT_TTL_MS;
+      if (now - kept.at < ttl) known.set(term, kept.count);
     }
     return known;
   }
