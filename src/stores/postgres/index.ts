@@ -50,8 +50,9 @@ export const DEFAULT_SCHEMA = 'conversation_model_service';
  * starting together do not race; a schema a newer release migrated is refused with STORE_TOO_NEW):
  * `records` (one row per record: its JSON text, without its id lists, readable in `psql`),
  * `list_items` (the id lists, one row per id, so appending one costs one row at any length) and
- * the `versions` sequence, and `changes` (each transaction's written records, which the change
- * feed `changes` of every instance follows; see change-feed.ts). Needs the `pg` package (an optional dependency: `npm install pg`),
+ * the `versions` sequence, `changes` (each transaction's written records, which the change
+ * feed `changes` of every instance follows; see change-feed.ts), and the search tables, written
+ * in the same transactions as the records, which its `search` reads (see text-search.ts). Needs the `pg` package (an optional dependency: `npm install pg`),
  * loaded only when a store is made from a connection string.
  *
  * `close()` ends the pool only when the store made it; a pool you pass stays yours.
