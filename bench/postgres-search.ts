@@ -1,25 +1,20 @@
 /**
  * Search on PostgreSQL (the store's own, src/stores/postgres/text-search.ts) against the embedded
- * index, in one run:
- *
- * - `searchQualityOver(open)`: known-item search on the developer chats (bench/search-quality.ts)
- *   over services from `open` (a PostgreSQL store, say) and over the embedded index (in memory),
- *   the same chats, same run. Target: recall@3 ≥ 0.85 and within 0.02 of the embedded index.
- * - `searchLatencyOver(repository)`: CONVERSATIONS (10,000) conversations × 20 messages of about
+ * index, the indexes alone (no service, no HTTP: `npm run bench:postgres` measures those, and
+ * known-item recall), in one run. `searchLatencyOver(repository)`: CONVERSATIONS (10,000) conversations × 20 messages of about
  *   300 characters (windows of the developer chats' text at random offsets, fixed seed) written
  *   into `repository` and into a memory store in batches of 200 conversations; then QUERIES (300)
  *   queries of 1, 2 and 3 words (words drawn by their frequency in the chats, fixed seed), each
  *   through both stores' `search` (the index alone: `searchConversations` and `searchMessages`,
  *   limit 20, as the service asks), one after the other. Targets: p50 ≤ 10 ms, p95 ≤ 30 ms.
  *
- * `DATABASE_URL=postgres://… npx tsx bench/postgres-search.ts [quality|latency]` runs them alone,
- * each in a schema of its own (dropped afterwards; PG_SEARCH_KEEP=1 keeps it, PG_SEARCH_REUSE=<schema>
+ * `DATABASE_URL=postgres://… npx tsx bench/postgres-search.ts` runs it, in a schema of its own
+ * (dropped afterwards; PG_SEARCH_KEEP=1 keeps it, PG_SEARCH_REUSE=<schema>
  * times a kept one again without writing it). Env: PG_SEARCH_CONVERSATIONS, PG_SEARCH_QUERIES.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createService, type Service } from '../src/index.js';
 import type { Repository, TextQuery } from '../src/ports.js';
 import { withSearch } from '../src/search/indexed-repository.js';
 import { endsInWord, queryWords } from '../src/search/tokens.js';
@@ -27,54 +22,12 @@ import { createMemoryRepository } from '../src/stores/memory.js';
 import { createPostgresRepository } from '../src/stores/postgres/index.js';
 import { conversationRecord } from '../src/testing/records.js';
 import { devChats, skippedForData } from './outside-data.js';
-import { type DevChat, readDevChats } from './quality/devchats.js';
-import { knownItemRun, RECALL_3_TARGET, type RunResult } from './search-quality.js';
+import { readDevChats } from './quality/devchats.js';
 import { percentile } from './stats.js';
 
 const MESSAGES = 20;
 const BATCH = 200;
 const LIMIT = 20;
-
-/** Both stores' figures of known-item search, same chats, same run. */
-export interface QualityOver {
-  readonly embedded: RunResult;
-  readonly other: RunResult;
-}
-
-/**
- * Known-item search (names empty: what the store's search finds by the messages alone, and then
- * renamed first) over services from `open` and over the embedded index in memory, printed as a
- * table and answered.
- */
-export async function searchQualityOver(
-  open: () => Promise<Service>,
-  label = 'PostgreSQL',
-  file = devChats().file,
-): Promise<QualityOver[]> {
-  const chats: DevChat[] = await readDevChats(file);
-  const results: QualityOver[] = [];
-  for (const rename of [false, true]) {
-    results.push({ embedded: await knownItemRun(chats, rename), other: await knownItemRun(chats, rename, open) });
-  }
-  const f = (x: number) => x.toFixed(3);
-  console.log(
-    `\nKnown-item search over ${label} and the embedded index: each of the ${chats.length} developer chats (${path.basename(file)}) found by its title (searchConversations, limit 10); target recall@3 ≥ ${RECALL_3_TARGET} and within 0.02 of the embedded index`,
-  );
-  console.log('| run | index | recall@1 | recall@3 | recall@10 | MRR@10 | search p50 / p95 ms | target |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const { embedded, other } of results) {
-    const met = other.ours.recall3 >= RECALL_3_TARGET && Math.abs(other.ours.recall3 - embedded.ours.recall3) <= 0.02 ? 'met' : 'not met';
-    for (const [name, r] of [
-      ['embedded', embedded],
-      [label, other],
-    ] as const) {
-      console.log(
-        `| ${name === 'embedded' ? r.label : ''} | ${name} | ${f(r.ours.recall1)} | ${f(r.ours.recall3)} | ${f(r.ours.recall10)} | ${f(r.ours.mrr)} | ${r.searchP50.toFixed(2)} / ${r.searchP95.toFixed(2)} | ${name === 'embedded' ? '' : met} |`,
-      );
-    }
-  }
-  return results;
-}
 
 /** A small seeded generator (mulberry32): the same numbers in every run. */
 function seeded(seed: number): () => number {
@@ -206,7 +159,7 @@ export async function searchLatencyOver(
   return { conversations, buildSeconds, figures };
 }
 
-/** Runs the parts named on the command line (both by default) against `DATABASE_URL`, each in a schema dropped afterwards. */
+/** Runs it against `DATABASE_URL`, in a schema dropped afterwards. */
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('Set DATABASE_URL to a PostgreSQL database this benchmark may make schemas in.');
@@ -216,37 +169,25 @@ async function main(): Promise<void> {
     console.error(skipped);
     return;
   }
-  const parts = process.argv.slice(2);
   const admin = new pg.Pool({ connectionString: url });
-  let n = 0;
-  const schemas: string[] = [];
   const reuse = process.env.PG_SEARCH_REUSE;
-  const open = () => {
-    const schema = reuse ?? `bench_search_${process.pid}_${++n}`;
-    if (!reuse) schemas.push(schema);
-    return createPostgresRepository({ connectionString: url }, { schema });
-  };
+  const schema = reuse ?? `bench_search_${process.pid}`;
   try {
-    if (parts.length === 0 || parts.includes('quality')) {
-      await searchQualityOver(async () => createService({ repository: await open() }), 'PostgreSQL', data.file);
-    }
-    if (parts.length === 0 || parts.includes('latency')) {
-      const repository = await open();
-      try {
-        await searchLatencyOver(
-          repository,
-          'PostgreSQL',
-          Number(process.env.PG_SEARCH_CONVERSATIONS ?? 10_000),
-          Number(process.env.PG_SEARCH_QUERIES ?? 300),
-          data.file,
-          reuse !== undefined,
-        );
-      } finally {
-        await repository.close();
-      }
+    const repository = await createPostgresRepository({ connectionString: url }, { schema });
+    try {
+      await searchLatencyOver(
+        repository,
+        'PostgreSQL',
+        Number(process.env.PG_SEARCH_CONVERSATIONS ?? 10_000),
+        Number(process.env.PG_SEARCH_QUERIES ?? 300),
+        data.file,
+        reuse !== undefined,
+      );
+    } finally {
+      await repository.close();
     }
   } finally {
-    if (!process.env.PG_SEARCH_KEEP) for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    if (!process.env.PG_SEARCH_KEEP && !reuse) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await admin.end();
   }
 }
