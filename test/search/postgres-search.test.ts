@@ -206,6 +206,24 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
     });
   });
 
+  it('ranks a conversation by its next request once its first is deleted', async () => {
+    const schema = freshSchema('search');
+    const s = await service(await postgresStore(schema));
+    const moved = await conversationWith(s, said('USER', 'kafka consumer lag grows'), said('USER', 'the helm chart fails to install'));
+    const other = await conversationWith(
+      s,
+      said('USER', 'review my API'),
+      said('ASSISTANT', 'The helm chart is fine, though install it with a values file, and pin the versions, and lint it.'),
+    );
+    const ranked = async () =>
+      (await s.searchConversations(query('helm install'), { transferables: false })).iterable.map((hit) => hit.identifier);
+    expect(new Set(await ranked())).toEqual(new Set([moved.id, other.id]));
+    await s.deleteMessage(moved.messages.iterable[0]!.id);
+    // Its second request is its first now: weighed as the request that names the chat.
+    expect(await ranked()).toEqual([moved.id, other.id]);
+    expect(await disagreements(schema)).toEqual([]);
+  });
+
   it('holds nothing of a write rolled back, even once its search rows were written', async () => {
     const schema = freshSchema('search');
     const repository = await postgresStore(schema);
