@@ -3,6 +3,10 @@ import type { AnnotationRecord, CollectionName, ConversationRecord, MessageRecor
 import type { Field } from '../search-types.js';
 import type { IndexedDoc } from './text-index.js';
 
+/** The fields in the order of their numbers (how the tables and files hold them). */
+export const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
+export const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
+
 /** The collections whose records the index holds, and the field each record is. */
 export const INDEXED_COLLECTIONS: ReadonlySet<CollectionName> = new Set(['messages', 'conversations', 'annotations']);
 

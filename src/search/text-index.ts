@@ -2,6 +2,24 @@ import type { ConversationHit, Field, QueryWord, TextHit, TextQuery, TimeRange }
 import { nextTurn, runAtOnce, runInSlices, Slices } from '../slices.js';
 import { grown } from '../typed-arrays.js';
 import { DocList } from './doc-list.js';
+import {
+  B,
+  HITS_PER_CONVERSATION,
+  idf as idfOf,
+  K1,
+  MAX_TYPO_WORDS,
+  oneEditAway,
+  PREFIX_EXPANSIONS,
+  stemsTypedPast,
+  TopLists,
+  typoWorthTrying,
+  WEIGHT_ANNOTATION,
+  WEIGHT_FIRST_REQUEST,
+  WEIGHT_NAME,
+  WEIGHT_PREFIX,
+  WEIGHT_TYPO,
+} from './ranking.js';
+import { FIELD_NUMBER, FIELDS } from './record-docs.js';
 import { SearchBudget } from './search-budget.js';
 import { type FlushLimits, TermDictionary, type TermPostings } from './term-dictionary.js';
 import { MAX_DOCS, TermSegment } from './term-segment.js';
@@ -9,9 +27,8 @@ import { forEachTermOfWord, uncachedTermOf } from './tokens.js';
 import { topOf } from './top-scores.js';
 import { WordLists } from './word-lists.js';
 
-/** The fields in the order of their numbers (how the tables and files hold them). */
-export const FIELDS: readonly Field[] = ['userMessage', 'message', 'name', 'annotation'];
-export const FIELD_NUMBER: Readonly<Record<Field, number>> = { userMessage: 0, message: 1, name: 2, annotation: 3 };
+export { FIELD_NUMBER, FIELDS } from './record-docs.js';
+
 const NAME = 2;
 const ANNOTATION = 3;
 
@@ -28,29 +45,10 @@ export interface IndexedDoc {
   readonly updated: number;
 }
 
-// BM25's usual constants.
-const K1 = 1.2;
-const B = 0.75;
-/**
- * How much a field counts in a conversation's score, against a message's 1: the AI tools title a
- * chat from its first request, and people remember a chat by it, by its name and by its summary.
- */
-const WEIGHT_FIRST_REQUEST = 8;
-const WEIGHT_NAME = 4;
-const WEIGHT_ANNOTATION = 2;
-/** A word found only as the start of a longer one, or one typo away, counts less than itself. */
-const WEIGHT_PREFIX = 0.7;
-const WEIGHT_TYPO = 0.6;
-/** Words of a query looked for with a typo, at most (within the request's `typoSpellings` budget). */
-const MAX_TYPO_WORDS = 4;
 /** Items a search's loops go through between two points where it may pause (~1 ms of work at most). */
 const STEP = 1024;
 /** Spellings of a typo tried between two such points (each goes through the stemmer, ~20 µs). */
 const TYPO_STEP = 64;
-/** Longer words a prefix stands for, at most (the most frequent ones). */
-const PREFIX_EXPANSIONS = 32;
-/** Messages and annotations shown with each conversation found. */
-const HITS_PER_CONVERSATION = 3;
 
 /** What the index is once its documents' tables are built: what {@link TextIndex.restore} takes and {@link TextIndex.parts} gives. */
 export interface IndexParts {
@@ -487,7 +485,7 @@ export class TextIndex {
       let groupBound = 0;
       for (const [list, weight] of lists) {
         const count = this.#count(list);
-        const idf = Math.log(1 + (docs - count + 0.5) / (count + 0.5));
+        const idf = idfOf(docs, count);
         groupBound = Math.max(groupBound, weight * idf * (K1 + 1));
         this.#scoreList(list, weight, idf, keep, norms, groupDocs, found);
         yield;
@@ -499,7 +497,7 @@ export class TextIndex {
       }
       if (found) {
         const n = Math.max(1, this.#conversations);
-        const idf = Math.log(1 + (n - found.length + 0.5) / (found.length + 0.5));
+        const idf = idfOf(n, found.length);
         conversationBound += idf * (K1 + 1);
         for (let from = 0; from < found.length; from += STEP) {
           this.#addConversations(found, from, Math.min(found.length, from + STEP), idf, conversationsTouched);
@@ -610,15 +608,13 @@ export class TextIndex {
       }
       budget.expand('prefixTerms', scanned);
       // Typed past the end of a stem (`documentati`, indexed as `document`): the stems it starts with.
-      for (let k = typed.length - 1; k >= Math.max(4, typed.length - 5); k--) {
-        const stem = typed.slice(0, k);
+      for (const stem of stemsTypedPast(typed)) {
         const list = this.#listOf(stem);
         if (list !== undefined && stem !== term) longer.offer(list, this.#count(list));
       }
       for (const list of longer.best()) lists.push([list, WEIGHT_PREFIX]);
     }
-    const spellings = spellingsOneEditAway(typed.length);
-    if (exact !== undefined || !fuzzy || typed.length < 4 || typed.length > 24 || spellings > budget.left('typoSpellings')) {
+    if (exact !== undefined || !fuzzy || !typoWorthTrying(typed, budget.left('typoSpellings'))) {
       return { lists, typos: false };
     }
     // Typos are made in words as typed, before stemming: `compnents` is one letter from `components`, stemmed `compon`.
@@ -1101,41 +1097,4 @@ function* clear(scores: Float64Array | Uint8Array, items: ArrayLike<number>): Ge
     if (i % STEP === STEP - 1) yield;
     scores[items[i]!] = 0;
   }
-}
-
-/** The `k` lists offered with the highest counts, in that order (ties: the first offered first). */
-class TopLists<List> {
-  readonly #lists: List[] = [];
-  readonly #counts: number[] = [];
-  constructor(readonly k: number) {}
-
-  offer(list: List, count: number): void {
-    const counts = this.#counts;
-    if (counts.length === this.k && !(count > counts[counts.length - 1]!)) return;
-    let at = counts.length;
-    while (at > 0 && count > counts[at - 1]!) at--;
-    counts.splice(at, 0, count);
-    this.#lists.splice(at, 0, list);
-    if (counts.length > this.k) {
-      counts.pop();
-      this.#lists.pop();
-    }
-  }
-
-  best(): readonly List[] {
-    return this.#lists;
-  }
-}
-
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-
-/** How many spellings {@link oneEditAway} answers for a word of `letters`, at most. */
-const spellingsOneEditAway = (letters: number) => letters + (letters - 1) + ALPHABET.length * letters + ALPHABET.length * (letters + 1);
-
-/** Words one deletion, swap, change or insertion away from `word` (in lower-case letters and digits). */
-function* oneEditAway(word: string): Generator<string> {
-  for (let i = 0; i < word.length; i++) yield word.slice(0, i) + word.slice(i + 1);
-  for (let i = 0; i + 1 < word.length; i++) yield word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2);
-  for (let i = 0; i < word.length; i++) for (const c of ALPHABET) if (c !== word[i]) yield word.slice(0, i) + c + word.slice(i + 1);
-  for (let i = 0; i <= word.length; i++) for (const c of ALPHABET) yield word.slice(0, i) + c + word.slice(i);
 }

@@ -5,6 +5,7 @@ import { type ListWrite, listWrite } from './list-writes.js';
 import { cacheKey, recordBytes } from './record-cache.js';
 import { encodeRecord, isIdList } from './record-codec.js';
 import type { RunQuery, StoreParts, TransactionReads } from './record-view.js';
+import { writeSearchRows } from './search-writes.js';
 import { toText } from './texts.js';
 
 /** A record a transaction stored, to keep in the cache once it commits. */
@@ -26,7 +27,8 @@ export interface Committed {
 
 /**
  * Applies a transaction's writes: at most two statements, however many records it wrote (the
- * Statements' `write`, then `addItems` when lists gained rows). Each list a put changes is
+ * Statements' `write`, then `addItems` when lists gained rows), then the search rows of the
+ * messages, names and annotations written (see search-writes.ts: none, one or two statements). Each list a put changes is
  * compared with the list the transaction read (see list-writes.ts), so appending an id to a list
  * of 20,000 adds one row and rewrites none. Every record written is logged in `changes`, and the
  * change feed's notification sent (on commit), by a third statement (see change-feed.ts). Answers
@@ -88,6 +90,7 @@ export async function commitWrites(
   const { statements } = parts;
   const { rows } = await run(statements.named(statements.write, [parts.lockName, [...locks], ...cleared, ...removed, ...gone, ...put]));
   if (added[0].length > 0) await run(statements.named(statements.addItems, added));
+  await writeSearchRows(run, parts.search, changes, reads.records);
   const log = await run(statements.named(statements.logChanges, [...logged, parts.channel]));
   const xid = BigInt((log.rows[0] as { xid: string }).xid);
   const stored = (rows as { collection: CollectionName; id: string; version: string }[]).map((row) => ({

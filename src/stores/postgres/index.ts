@@ -5,7 +5,10 @@ import { migrate } from './migrations.js';
 import { openPool, type PostgresPool } from './pool.js';
 import { RecordCache } from './record-cache.js';
 import { recordView, type StoreParts } from './record-view.js';
+import { SearchQueries } from './search-queries.js';
+import { SearchStatements } from './search-statements.js';
 import { channelName, lockName, quoteSchema, Statements } from './statements.js';
+import { PostgresTextSearch } from './text-search.js';
 import { runTransaction } from './transaction.js';
 
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
@@ -47,8 +50,9 @@ export const DEFAULT_SCHEMA = 'conversation_model_service';
  * starting together do not race; a schema a newer release migrated is refused with STORE_TOO_NEW):
  * `records` (one row per record: its JSON text, without its id lists, readable in `psql`),
  * `list_items` (the id lists, one row per id, so appending one costs one row at any length) and
- * the `versions` sequence, and `changes` (each transaction's written records, which the change
- * feed `changes` of every instance follows; see change-feed.ts). Needs the `pg` package (an optional dependency: `npm install pg`),
+ * the `versions` sequence, `changes` (each transaction's written records, which the change
+ * feed `changes` of every instance follows; see change-feed.ts), and the search tables, written
+ * in the same transactions as the records, which its `search` reads (see text-search.ts). Needs the `pg` package (an optional dependency: `npm install pg`),
  * loaded only when a store is made from a connection string.
  *
  * `close()` ends the pool only when the store made it; a pool you pass stays yours.
@@ -68,8 +72,10 @@ export async function createPostgresRepository(
     if (ownPool) await pool.end();
     throw error;
   }
+  const statements = new Statements(quoted);
   const parts: StoreParts = {
-    statements: new Statements(quoted),
+    statements,
+    search: new SearchStatements(quoted, statements),
     cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
     lockName: lockName(schema),
     channel: channelName(schema),
@@ -94,8 +100,11 @@ export async function createPostgresRepository(
     subscribe: (listener) => feed.subscribe(listener),
     caughtUp: () => reported(() => feed.caughtUp()),
   };
+  // Searches read the committed tables, each query on the pool.
+  const search = new PostgresTextSearch((query) => reported(() => pool.query(query)), new SearchQueries(quoted, statements));
   return {
     changes,
+    search,
     async read(fn) {
       refuseClosed();
       feed.used();

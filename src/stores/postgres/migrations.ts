@@ -1,5 +1,7 @@
 import { ServiceError } from '../../errors.js';
 import type { PostgresClient, PostgresPool } from './pool.js';
+import { fillSearchTables } from './search-backfill.js';
+import { searchTables } from './search-statements.js';
 import { lockName } from './statements.js';
 
 /**
@@ -12,6 +14,8 @@ export interface Migration {
   readonly name: string;
   /** The statements, given the schema's quoted name. */
   readonly sql: (schema: string) => string;
+  /** Rows the step makes from what the store holds, after its statements, in the same transaction. */
+  readonly fill?: (client: PostgresClient, schema: string) => Promise<void>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -61,6 +65,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX changes_by_xid ON ${s}.changes (xid);
     `,
   },
+  {
+    version: 3,
+    name: 'search',
+    // Full-text search in the database (see text-search.ts): the records held already are indexed here.
+    sql: searchTables,
+    fill: fillSearchTables,
+  },
 ];
 
 /** setTimeout's longest wait (about 24 days), as node-postgres's `query_timeout`: it reads 0 as "the pool's". */
@@ -103,11 +114,14 @@ export async function migrate(pool: PostgresPool, schema: string, quoted: string
       query_timeout: UNBOUNDED_MS,
     });
     const applied = refuseNewer(await appliedVersion(client, quoted), schema);
-    const steps = MIGRATIONS.filter((migration) => migration.version > applied).map(
-      (migration) =>
-        `${migration.sql(quoted)};\nINSERT INTO ${quoted}.migrations (version, name) VALUES (${migration.version}, '${migration.name.replaceAll("'", "''")}');`,
-    );
-    await client.query({ text: `${steps.join('\n')}\nCOMMIT;`, query_timeout: UNBOUNDED_MS });
+    for (const migration of MIGRATIONS.filter((step) => step.version > applied)) {
+      await client.query({
+        text: `${migration.sql(quoted)};\nINSERT INTO ${quoted}.migrations (version, name) VALUES (${migration.version}, '${migration.name.replaceAll("'", "''")}');`,
+        query_timeout: UNBOUNDED_MS,
+      });
+      await migration.fill?.(client, quoted);
+    }
+    await client.query({ text: 'COMMIT', query_timeout: UNBOUNDED_MS });
   } catch (error) {
     failure = error;
     await client.query('ROLLBACK').catch(() => undefined);

@@ -4,6 +4,7 @@ import { listFieldsOf } from './list-fields.js';
 import type { PostgresQuery, PostgresResult } from './pool.js';
 import { type CachedRecord, cacheKey, type RecordCache, recordBytes } from './record-cache.js';
 import { decodeRecord } from './record-codec.js';
+import type { SearchStatements } from './search-statements.js';
 import type { Statements } from './statements.js';
 import { fromText, toText } from './texts.js';
 
@@ -13,6 +14,8 @@ export type RunQuery = (query: PostgresQuery) => Promise<PostgresResult>;
 /** What the views of one store share. */
 export interface StoreParts {
   readonly statements: Statements;
+  /** The SQL of full-text search (see search-writes.ts, text-search.ts). */
+  readonly search: SearchStatements;
   readonly cache: RecordCache;
   /** Names the store's advisory locks (hashed by the server): one schema's never meet another's. */
   readonly lockName: string;
