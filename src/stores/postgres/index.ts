@@ -101,7 +101,14 @@ export async function createPostgresRepository(
     caughtUp: () => reported(() => feed.caughtUp()),
   };
   // Searches read the committed tables, each query on the pool.
-  const search = new PostgresTextSearch((query) => reported(() => pool.query(query)), new SearchQueries(quoted, statements));
+  const search = new PostgresTextSearch(
+    (query) =>
+      reported(async () => {
+        refuseClosed();
+        return pool.query(query);
+      }),
+    new SearchQueries(quoted, statements),
+  );
   return {
     changes,
     search,
