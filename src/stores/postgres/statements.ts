@@ -32,6 +32,11 @@ export class Statements {
    * body), each put with the next version (a new record's order too), in the order given. The data-modifying parts
    * see the same snapshot, so they touch disjoint rows: a list is either cleared or removed from,
    * a record either deleted or put.
+   *
+   * The lists cleared are also named by `= ANY` of each column, which the planner estimates from
+   * the values (a join with `unnest` it cannot see into): a new record (a message, whose lists
+   * have no rows) put beside one list of 20,000 rows would otherwise be planned as a scan of
+   * every row, as if it had half of them.
    */
   readonly write: string;
   /**
@@ -98,8 +103,9 @@ export class Statements {
       WITH held AS (
         SELECT count(pg_advisory_xact_lock_shared(hashtext($1), k)) AS locks FROM unnest($2::int[]) AS k
       ), cleared AS (
-        DELETE FROM ${schema}.list_items l USING unnest($3::text[], $4::text[], $5::text[]) AS d(c, i, f)
-        WHERE l.collection = d.c AND l.id = d.i AND l.field = d.f
+        DELETE FROM ${schema}.list_items l
+        WHERE l.collection = ANY($3::text[]) AND l.id = ANY($4::text[]) AND l.field = ANY($5::text[])
+          AND (l.collection, l.id, l.field) IN (SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))
       ), removed AS (
         DELETE FROM ${schema}.list_items l USING unnest($6::text[], $7::text[], $8::text[], $9::text[]) AS d(c, i, f, item)
         WHERE l.collection = d.c AND l.field = d.f AND l.item = d.item AND l.id = d.i
