@@ -46,10 +46,17 @@ export class Statements {
   readonly addItems: string;
   /**
    * The records a transaction wrote ($1, $2: collection, id), logged in `changes` under its
-   * transaction id, which it answers; and the notification, on `channel` ($3), that the server
-   * sends the listening instances when (and only if) the transaction commits.
+   * transaction id, which it answers. No notification is sent from the transaction (see `notify`).
    */
   readonly logChanges: string;
+  /**
+   * The change feed's wake-up to the listening instances, on a schema's channel, sent after a
+   * commit in a transaction of its own. Not from the writing transaction: PostgreSQL holds one lock
+   * of the whole database from a NOTIFY's commit until that commit has reached the disk, so every
+   * transaction that notified would commit one after another, each waiting for its own WAL flush.
+   * This one is a hint (the feed also polls), so it does not wait for the disk.
+   */
+  readonly notify = (channel: string): string => `BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${channel}', ''); COMMIT`;
   /**
    * The feed's poll: the changes of transactions from $1 on, with the oldest transaction id still
    * running (`xmin`): in READ COMMITTED the statement sees every transaction committed before it
@@ -136,7 +143,7 @@ export class Statements {
       WITH logged AS (
         INSERT INTO ${schema}.changes (collection, id) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING xid
       )
-      SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid, pg_notify($3, '')::text AS notified`;
+      SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid`;
     // A row (xid null) even when there is no change, for xmin: a second statement's xmin could
     // pass a transaction that committed between the two.
     this.pollChanges = `
