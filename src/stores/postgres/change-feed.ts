@@ -42,10 +42,16 @@ const UNFOLLOWED_DELIVERED = 1024;
  * subscription gets what committed since that position was taken: every transaction committed
  * after it returned, and perhaps a few from shortly before. It starts following: one connection
  * of the pool is held to LISTEN on the schema's channel and polls on each notification, and a
- * poll runs every few seconds besides. When that connection
- * fails it is dropped, another is opened after 1 s (doubling to 30 s), and the feed polls from its
- * position: a reconnect resyncs, it never skips. Rows of `changes` older than a day are pruned (at
- * most once an hour): an instance away longer rebuilds what follows the feed.
+ * poll runs every few seconds besides. When that connection fails it is dropped, another is
+ * opened after 1 s (doubling to 30 s), and the feed polls from its position: a reconnect resyncs,
+ * it never skips. Rows of `changes` older than a day are pruned (at most once an hour): an
+ * instance away longer rebuilds what follows the feed.
+ *
+ * The notifications: after each of this process's commits the feed sends one on the channel (see
+ * Statements.notify), at most one at a time: commits while one is under way ask for one more
+ * after it, which follows them all. A notification only wakes the listeners up sooner; one lost
+ * (a failed send, a crash) delays the other instances' delivery until their next safety poll, at
+ * most SAFETY_POLL_MS later.
  */
 export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   readonly #emitter = new ChangeEmitter();
@@ -67,6 +73,9 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   #retryMs = FIRST_RETRY_MS;
   #lastPrune = 0;
   #closed = false;
+  /** The notification being sent, if any; and whether a commit since it began asks for another. */
+  #notifying: Promise<void> | undefined;
+  #notifyAgain = false;
   /** Whether anyone subscribed: then the feed follows the database. */
   #following = false;
 
@@ -135,22 +144,68 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     this.#committing.add(xid);
   }
 
-  async committed(xid: bigint, changes: readonly RecordChange[] | undefined): Promise<void> {
+  committed(xid: bigint, changes: readonly RecordChange[] | undefined): Promise<void> {
+    // Also when the commit's outcome is unknown: it may have committed.
+    this.#notify();
     if (changes === undefined) {
       this.#committing.delete(xid);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      this.#commits.push({ xid, changes, resolve, reject });
+      if (this.#commits.length === 1) void this.#inTurn(() => this.#deliverCommits());
+    });
+  }
+
+  /** This process's commits waiting for their turn to be delivered. */
+  #commits: { xid: bigint; changes: readonly RecordChange[]; resolve(): void; reject(error: unknown): void }[] = [];
+
+  /**
+   * Delivers the commits waiting, each as a batch, in the order they committed, with their records
+   * read back as they are now, as a poll delivers them: a poll that ran after a commit may have
+   * delivered a later state of one of them already, and the state the transaction left must not
+   * follow it. Read together (one query a collection however many commits waited): with many
+   * writers, one read back at a time per commit would bound this process's commits per second.
+   */
+  async #deliverCommits(): Promise<void> {
+    const commits = this.#commits.splice(0);
+    try {
+      for (const { xid } of commits) {
+        this.#committing.delete(xid);
+        this.#delivered.add(xid);
+      }
+      const records = await this.#readBack(commits.flatMap(({ changes }) => changes));
+      for (const { changes } of commits) {
+        this.#emitter.emit(
+          changes.map(({ collection, id }) => ({ collection, id, record: records.get(`${collection}\u0000${id}`) ?? null })),
+        );
+      }
+      for (const commit of commits) commit.resolve();
+    } catch (error) {
+      for (const commit of commits) commit.reject(error);
+    }
+  }
+
+  /** Tells the listening instances (this one too) that transactions committed: at most one notification under way. */
+  #notify(): void {
+    if (this.#notifying) {
+      this.#notifyAgain = true;
       return;
     }
-    // Delivered in turn with the polls, with its records read back as they are now, as a poll
-    // delivers them: a poll that ran after the commit may have delivered a later state of one of
-    // them already, and the state the transaction left must not follow it.
-    await this.#inTurn(async () => {
-      this.#committing.delete(xid);
-      this.#delivered.add(xid);
-      const records = await this.#readBack(changes);
-      this.#emitter.emit(
-        changes.map(({ collection, id }) => ({ collection, id, record: records.get(`${collection}\u0000${id}`) ?? null })),
-      );
-    });
+    this.#notifying = this.pool
+      .query(this.statements.notify(this.channel))
+      .then(
+        () => undefined,
+        (error) =>
+          this.warn(`The change feed could not notify the other instances (they find the changes by polling): ${(error as Error).message}`),
+      )
+      .finally(() => {
+        this.#notifying = undefined;
+        if (this.#notifyAgain) {
+          this.#notifyAgain = false;
+          this.#notify();
+        }
+      });
   }
 
   /** Deliveries one at a time, in the order asked for: each reads its records after the one before has delivered. */
@@ -201,6 +256,8 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     clearInterval(this.#timer);
     clearTimeout(this.#retry);
     await Promise.allSettled([this.#starting, this.#running, this.#queued, this.#rebasing]);
+    // The last commits' notification, and the one they asked for after it (no commit comes now).
+    while (this.#notifying) await this.#notifying;
     const listener = this.#listener;
     this.#listener = undefined;
     // Closed, not returned to the pool (a pool of the host's, maybe): it LISTENs, and its events come here.

@@ -30,8 +30,8 @@ export interface Committed {
  * Statements' `write`, then `addItems` when lists gained rows), then the search rows of the
  * messages, names and annotations written (see search-writes.ts: none, one or two statements). Each list a put changes is
  * compared with the list the transaction read (see list-writes.ts), so appending an id to a list
- * of 20,000 adds one row and rewrites none. Every record written is logged in `changes`, and the
- * change feed's notification sent (on commit), by a third statement (see change-feed.ts). Answers
+ * of 20,000 adds one row and rewrites none. Every record written is logged in `changes` by a
+ * third statement (the change feed notifies the other instances after the commit: change-feed.ts). Answers
  * the records put, with their new versions, those deleted, and the transaction's id.
  */
 export async function commitWrites(
@@ -91,7 +91,7 @@ export async function commitWrites(
   const { rows } = await run(statements.named(statements.write, [parts.lockName, [...locks], ...cleared, ...removed, ...gone, ...put]));
   if (added[0].length > 0) await run(statements.named(statements.addItems, added));
   await writeSearchRows(run, parts.search, changes, reads.records);
-  const log = await run(statements.named(statements.logChanges, [...logged, parts.channel]));
+  const log = await run(statements.named(statements.logChanges, logged));
   const xid = BigInt((log.rows[0] as { xid: string }).xid);
   const stored = (rows as { collection: CollectionName; id: string; version: string }[]).map((row) => ({
     ...pending.get(`${row.collection}\u0000${row.id}`)!,

@@ -78,10 +78,9 @@ export async function createPostgresRepository(
     search: new SearchStatements(quoted, statements),
     cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
     lockName: lockName(schema),
-    channel: channelName(schema),
   };
   const view = recordView((query) => pool.query(query), parts);
-  const feed = new PostgresChangeFeed(pool, view, parts.statements, parts.channel, (message) => logger.warn(message));
+  const feed = new PostgresChangeFeed(pool, view, parts.statements, channelName(schema), (message) => logger.warn(message));
   try {
     await feed.open();
   } catch (error) {

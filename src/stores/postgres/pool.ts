@@ -88,6 +88,17 @@ export function poolBounds(connectionString: string): PoolBounds {
   };
 }
 
+/**
+ * How the store's connections plan its (prepared) statements: each execution with its values. A
+ * plan made once for every value (PostgreSQL's generic plan, chosen after five runs) is costed on
+ * the tables' sizes and statistics of that moment: made while the tables were small, it scans
+ * them whole, and keeps doing so as they grow (an append to a 20,000-message conversation of a new
+ * store took 5 times as long as one to 100) until the next ANALYZE; and the feed's poll
+ * (`xid >= $1`) is only cheap when planned for its value. Replanning costs about 0.1 ms a statement.
+ * Set on the store's own pool's connections, and in each of its transactions (a host's pool too).
+ */
+export const PLAN_CACHE_MODE = 'force_custom_plan';
+
 /** A pool of the `pg` package for `connectionString`, loaded now (it is an optional dependency), with {@link poolBounds}. */
 export async function openPool(connectionString: string, warn: (message: string) => void): Promise<PostgresPool> {
   let pg: typeof import('pg');
@@ -129,6 +140,7 @@ export async function openPool(connectionString: string, warn: (message: string)
     statement_timeout: bounds.statementMs,
     idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
     query_timeout: bounds.queryMs,
+    options: `-c plan_cache_mode=${PLAN_CACHE_MODE}`,
   });
   // An idle connection the server closes (a restart, a network cut) must not end the process:
   // the pool drops it and opens another when next asked.

@@ -19,8 +19,6 @@ export interface StoreParts {
   readonly cache: RecordCache;
   /** Names the store's advisory locks (hashed by the server): one schema's never meet another's. */
   readonly lockName: string;
-  /** The notification channel of the schema's change feed (see Statements.logChanges). */
-  readonly channel: string;
 }
 
 /**

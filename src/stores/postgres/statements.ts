@@ -32,6 +32,11 @@ export class Statements {
    * body), each put with the next version (a new record's order too), in the order given. The data-modifying parts
    * see the same snapshot, so they touch disjoint rows: a list is either cleared or removed from,
    * a record either deleted or put.
+   *
+   * The lists cleared are also named by `= ANY` of each column, which the planner estimates from
+   * the values (a join with `unnest` it cannot see into): a new record (a message, whose lists
+   * have no rows) put beside one list of 20,000 rows would otherwise be planned as a scan of
+   * every row, as if it had half of them.
    */
   readonly write: string;
   /**
@@ -41,10 +46,17 @@ export class Statements {
   readonly addItems: string;
   /**
    * The records a transaction wrote ($1, $2: collection, id), logged in `changes` under its
-   * transaction id, which it answers; and the notification, on `channel` ($3), that the server
-   * sends the listening instances when (and only if) the transaction commits.
+   * transaction id, which it answers. No notification is sent from the transaction (see `notify`).
    */
   readonly logChanges: string;
+  /**
+   * The change feed's wake-up to the listening instances, on a schema's channel, sent after a
+   * commit in a transaction of its own. Not from the writing transaction: PostgreSQL holds one lock
+   * of the whole database from a NOTIFY's commit until that commit has reached the disk, so every
+   * transaction that notified would commit one after another, each waiting for its own WAL flush.
+   * This one is a hint (the feed also polls), so it does not wait for the disk.
+   */
+  readonly notify = (channel: string): string => `BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${channel}', ''); COMMIT`;
   /**
    * The feed's poll: the changes of transactions from $1 on, with the oldest transaction id still
    * running (`xmin`): in READ COMMITTED the statement sees every transaction committed before it
@@ -98,8 +110,9 @@ export class Statements {
       WITH held AS (
         SELECT count(pg_advisory_xact_lock_shared(hashtext($1), k)) AS locks FROM unnest($2::int[]) AS k
       ), cleared AS (
-        DELETE FROM ${schema}.list_items l USING unnest($3::text[], $4::text[], $5::text[]) AS d(c, i, f)
-        WHERE l.collection = d.c AND l.id = d.i AND l.field = d.f
+        DELETE FROM ${schema}.list_items l
+        WHERE l.collection = ANY($3::text[]) AND l.id = ANY($4::text[]) AND l.field = ANY($5::text[])
+          AND (l.collection, l.id, l.field) IN (SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))
       ), removed AS (
         DELETE FROM ${schema}.list_items l USING unnest($6::text[], $7::text[], $8::text[], $9::text[]) AS d(c, i, f, item)
         WHERE l.collection = d.c AND l.field = d.f AND l.item = d.item AND l.id = d.i
@@ -130,7 +143,7 @@ export class Statements {
       WITH logged AS (
         INSERT INTO ${schema}.changes (collection, id) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING xid
       )
-      SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid, pg_notify($3, '')::text AS notified`;
+      SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid`;
     // A row (xid null) even when there is no change, for xmin: a second statement's xmin could
     // pass a transaction that committed between the two.
     this.pollChanges = `

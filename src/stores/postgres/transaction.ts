@@ -1,7 +1,7 @@
 import type { RecordChange, Transaction } from '../../ports.js';
 import { bufferedTransaction } from '../buffered-transaction.js';
 import { commitWrites } from './commit-writes.js';
-import type { PostgresPool, PostgresQuery } from './pool.js';
+import { PLAN_CACHE_MODE, type PostgresPool, type PostgresQuery } from './pool.js';
 import { recordView, type StoreParts, TransactionReads } from './record-view.js';
 
 /** How often a transaction that met a deadlock or a serialization failure runs again before its error is answered. */
@@ -11,6 +11,9 @@ export const MAX_ATTEMPTS = 10;
 const RETRYABLE = new Set(['40P01', '40001']);
 
 export const isRetryable = (error: unknown): boolean => RETRYABLE.has((error as { code?: unknown } | undefined)?.code as string);
+
+/** Opens a transaction whose statements are planned for their values (see PLAN_CACHE_MODE), in one round trip. */
+const BEGIN = `BEGIN; SET LOCAL plan_cache_mode = ${PLAN_CACHE_MODE}`;
 
 /** What the change feed learns of this process's transactions (see change-feed.ts). */
 export interface CommitObserver {
@@ -77,7 +80,7 @@ async function attemptOnce<T>(
   // The transaction's id once the feed was told it is committing, until it is told how that went.
   let committing: bigint | undefined;
   try {
-    await run('BEGIN');
+    await run(BEGIN);
     open = true;
     const reads = new TransactionReads();
     const { tx, changes } = bufferedTransaction(recordView(run, parts, reads));
