@@ -168,16 +168,32 @@ export class SearchQueries {
     values.push(LIST_READ + query.limit, Math.max(RESCORED, query.limit));
     return this.named(
       `WITH ${q}, seen AS (
-        SELECT p.doc, ${score} AS s
+        SELECT p.doc, p.conv, ${score} AS s
         FROM q CROSS JOIN LATERAL (
-          SELECT r.doc, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND r.field <= 1 ORDER BY r.impact DESC LIMIT $7
+          SELECT r.doc, r.conv, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND r.field <= 1 ORDER BY r.impact DESC LIMIT $7
         ) p
-        GROUP BY p.doc, q.grp
+        GROUP BY p.doc, p.conv, q.grp
       ), partial AS (
-        SELECT doc FROM seen GROUP BY doc ORDER BY sum(s) DESC, doc LIMIT $8
+        SELECT doc, conv FROM seen GROUP BY doc, conv ORDER BY sum(s) DESC, doc LIMIT $8
       ), best AS (
+        -- A look-up per document and term (by its conversation's postings of the term), not a
+        -- read of the whole lists: the planner cannot tell how long they are.
         SELECT p.doc, ${score} AS s
-        FROM partial pa JOIN ${s}.search_postings p ON p.doc = pa.doc JOIN q ON q.term = p.term
+        FROM partial pa CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, q.idf, r.doc, r.tf, r.len
+          FROM q JOIN ${s}.search_postings r ON r.conv = pa.conv AND r.term = q.term AND r.doc = pa.doc
+          OFFSET 0
+        ) p CROSS JOIN LATERAL (SELECT p.grp, p.weight, p.idf) q
+        WHERE pa.conv IS NOT NULL
+        GROUP BY p.doc, q.grp
+        UNION ALL
+        SELECT p.doc, ${score} AS s
+        FROM partial pa CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, q.idf, r.doc, r.tf, r.len
+          FROM ${s}.search_postings r JOIN q ON q.term = r.term WHERE r.doc = pa.doc
+          OFFSET 0
+        ) p CROSS JOIN LATERAL (SELECT p.grp, p.weight, p.idf) q
+        WHERE pa.conv IS NULL
         GROUP BY p.doc, q.grp
       ), scored AS (
         SELECT doc, sum(s) AS score FROM best GROUP BY doc ORDER BY score DESC, doc LIMIT $6
@@ -273,8 +289,12 @@ export class SearchQueries {
       ), docs AS (
         SELECT p.doc, p.field, p.conv,
           max(q.weight * q.idf * p.tf * ${f(K1 + 1)} / (p.tf + ${f(K1)} * (${f(1 - B)} + ${f(B)} * CASE WHEN p.field <= 1 THEN p.len / $5::float8 ELSE 1 END))) AS s
-        FROM ranked r JOIN ${s}.search_postings p ON p.conv = r.conv JOIN q ON p.term = q.term
-        WHERE p.field <> 2
+        FROM ranked r CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, q.idf, x.doc, x.field, x.conv, x.tf, x.len
+          FROM q JOIN ${s}.search_postings x ON x.conv = r.conv AND x.term = q.term
+          WHERE x.field <> 2
+          OFFSET 0 -- a look-up per conversation and term, not a read of each conversation's postings
+        ) p CROSS JOIN LATERAL (SELECT p.grp, p.weight, p.idf) q
         GROUP BY p.doc, p.field, p.conv, q.grp
       ), shown AS (
         SELECT d.doc, d.field, d.conv, sum(d.s) AS score,
