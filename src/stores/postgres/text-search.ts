@@ -80,9 +80,8 @@ export class PostgresTextSearch implements TextSearch {
     const bound = docBound(groups, known) || 1;
     const lists = entries(groups, known);
     const kept = this.#conversationCounts.known(lists[0], true);
-    const { rows } = await this.run(
-      this.sql.conversations(query, lists, known, groups.length, lists[0].map((term) => kept.get(term) ?? null)),
-    );
+    const counts = lists[0].map((term) => kept.get(term) ?? null);
+    const { rows } = await this.run(this.sql.conversations(query, lists, known, groups.length, counts));
     const counted = (rows[0] as ConversationRow | undefined)?.counted;
     if (counted) {
       for (const [term, count] of Object.entries(JSON.parse(counted) as Record<string, number>)) {
