@@ -140,7 +140,10 @@ export async function openPool(connectionString: string, warn: (message: string)
     statement_timeout: bounds.statementMs,
     idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
     query_timeout: bounds.queryMs,
-    options: `-c plan_cache_mode=${PLAN_CACHE_MODE}`,
+    // No JIT compilation either: the store's statements are short, and a search's estimates
+    // (posting lists as arrays) can pass jit_above_cost, which then spends a second compiling a
+    // query of milliseconds.
+    options: `-c plan_cache_mode=${PLAN_CACHE_MODE} -c jit=off`,
   });
   // An idle connection the server closes (a restart, a network cut) must not end the process:
   // the pool drops it and opens another when next asked.

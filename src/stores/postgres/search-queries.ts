@@ -61,8 +61,10 @@ export class SearchQueries {
   /** Terms ($1) with their postings counted up to COUNT_CAP (0: the store does not hold it). */
   readonly cappedCounts: string;
   /**
-   * Terms ($1) with their counts up to COUNT_CAP (kind 0; 0 for a term the store does not hold), and up to $3 longer terms that start with $2 (kind 1,
-   * in byte order, each one's count capped), found by probing the terms' index once per term.
+   * Terms ($1) with their counts (kind 0; 0 for a term the store does not hold; one with
+   * COUNT_CAP postings or more is counted whole in the same statement, which saves a round trip
+   * after it), and up to $3 longer terms that start with $2 (kind 1, in byte order, each one's
+   * count capped), found by probing the terms' index once per term.
    */
   readonly lookup: string;
   /** Every document: field, id and conversation. */
@@ -93,8 +95,11 @@ export class SearchQueries {
         SELECT term FROM longer WHERE term IS NOT NULL LIMIT $3::int
       )
       SELECT 0 AS kind, t.term,
-        (SELECT count(*)::int FROM (SELECT 1 FROM ${s}.search_postings p WHERE p.term = t.term LIMIT ${COUNT_CAP}) x) AS count
-      FROM unnest($1::text[]) AS t(term)
+        CASE WHEN c.count < ${COUNT_CAP} THEN c.count
+          ELSE (SELECT count(*)::int FROM ${s}.search_postings p WHERE p.term = t.term) END AS count
+      FROM unnest($1::text[]) AS t(term) CROSS JOIN LATERAL (
+        SELECT count(*)::int AS count FROM (SELECT 1 FROM ${s}.search_postings p WHERE p.term = t.term LIMIT ${COUNT_CAP}) x
+      ) c
       UNION ALL
       SELECT 1, c.term, (SELECT count(*)::int FROM (SELECT 1 FROM ${s}.search_postings p WHERE p.term = c.term LIMIT ${this.prefixCountCap}) x)
       FROM scanned c`;
@@ -163,16 +168,32 @@ export class SearchQueries {
     values.push(LIST_READ + query.limit, Math.max(RESCORED, query.limit));
     return this.named(
       `WITH ${q}, seen AS (
-        SELECT p.doc, ${score} AS s
+        SELECT p.doc, p.conv, ${score} AS s
         FROM q CROSS JOIN LATERAL (
-          SELECT r.doc, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND r.field <= 1 ORDER BY r.impact DESC LIMIT $7
+          SELECT r.doc, r.conv, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND r.field <= 1 ORDER BY r.impact DESC LIMIT $7
         ) p
-        GROUP BY p.doc, q.grp
+        GROUP BY p.doc, p.conv, q.grp
       ), partial AS (
-        SELECT doc FROM seen GROUP BY doc ORDER BY sum(s) DESC, doc LIMIT $8
+        SELECT doc, conv FROM seen GROUP BY doc, conv ORDER BY sum(s) DESC, doc LIMIT $8
       ), best AS (
+        -- A look-up per document and term (by its conversation's postings of the term), not a
+        -- read of the whole lists: the planner cannot tell how long they are.
         SELECT p.doc, ${score} AS s
-        FROM partial pa JOIN ${s}.search_postings p ON p.doc = pa.doc JOIN q ON q.term = p.term
+        FROM partial pa CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, q.idf, r.doc, r.tf, r.len
+          FROM q JOIN ${s}.search_postings r ON r.conv = pa.conv AND r.term = q.term AND r.doc = pa.doc
+          OFFSET 0
+        ) p CROSS JOIN LATERAL (SELECT p.grp, p.weight, p.idf) q
+        WHERE pa.conv IS NOT NULL
+        GROUP BY p.doc, q.grp
+        UNION ALL
+        SELECT p.doc, ${score} AS s
+        FROM partial pa CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, q.idf, r.doc, r.tf, r.len
+          FROM ${s}.search_postings r JOIN q ON q.term = r.term WHERE r.doc = pa.doc
+          OFFSET 0
+        ) p CROSS JOIN LATERAL (SELECT p.grp, p.weight, p.idf) q
+        WHERE pa.conv IS NULL
         GROUP BY p.doc, q.grp
       ), scored AS (
         SELECT doc, sum(s) AS score FROM best GROUP BY doc ORDER BY score DESC, doc LIMIT $6
@@ -190,9 +211,17 @@ export class SearchQueries {
    * group's idf is over the conversations that hold its terms. The best conversations that have a
    * name document (within the query's times), each with its best messages and annotations (by
    * their own BM25 scores, from its postings of the terms): one row per document shown (or one
-   * with none), in rank order.
+   * with none), in rank order. `known`: the conversations holding each list's term (aligned with
+   * `lists`; null: unknown), counted lately, used for a list read in part instead of counting it
+   * again; the counts it made are answered in `counted` (JSON, term to count) of every row.
    */
-  conversations(query: TextQuery, lists: ListColumns, stats: SearchStats, groups: number): PostgresQuery {
+  conversations(
+    query: TextQuery,
+    lists: ListColumns,
+    stats: SearchStats,
+    groups: number,
+    known: readonly (number | null)[] = lists[0].map(() => null),
+  ): PostgresQuery {
     const s = this.schema;
     const avgLength = stats.messages > 0 ? stats.message_len / stats.messages : 1;
     const avgFirst = stats.firsts > 0 ? stats.first_len / stats.firsts : 1;
@@ -217,15 +246,16 @@ export class SearchQueries {
         ? `counted AS (${counts(`FROM q JOIN ${s}.search_conversation_terms t ON t.term = q.term`)}
       ), touched AS (
         SELECT grp, count(*)::float8 AS n FROM counted GROUP BY grp`
-        : `read AS (
+        : `known AS (SELECT * FROM unnest($1::text[], $13::float8[]) AS k(term, n) WHERE k.n IS NOT NULL
+      ), read AS (
         SELECT q.grp, q.term, q.weight, t.conv, t.impact
         FROM q CROSS JOIN LATERAL (
           SELECT r.conv, ${WEIGHT_ORDER} AS impact FROM ${s}.search_conversation_terms r
           WHERE r.term = q.term ORDER BY ${WEIGHT_ORDER} DESC LIMIT $11
         ) t
       ), lists AS (
-        SELECT l.grp, l.term, CASE WHEN count(*) < $11 THEN count(*) ELSE (
-          SELECT count(*) FROM ${s}.search_conversation_terms w WHERE w.term = l.term) END AS whole, count(*) >= $11 AS part
+        SELECT l.grp, l.term, CASE WHEN count(*) < $11 THEN count(*) ELSE coalesce((SELECT max(k.n) FROM known k WHERE k.term = l.term), (
+          SELECT count(*) FROM ${s}.search_conversation_terms w WHERE w.term = l.term)) END AS whole, count(*) >= $11 AS part
         FROM read l GROUP BY l.grp, l.term
       ), touched AS (
         SELECT l.grp, CASE WHEN bool_or(l.part) THEN least($8::float8, sum(l.whole))
@@ -238,7 +268,7 @@ export class SearchQueries {
           FROM q JOIN ${s}.search_conversation_terms r ON r.term = q.term AND r.conv = ca.conv
           OFFSET 0 -- a look-up per candidate and term: not merged into a read of the whole lists
         ) t CROSS JOIN LATERAL (SELECT t.grp, t.weight) q`)}`;
-    if (times.length === 0) values.push(LIST_READ + query.limit, RESCORED_CONVERSATIONS + query.limit);
+    if (times.length === 0) values.push(LIST_READ + query.limit, RESCORED_CONVERSATIONS + query.limit, known);
     return this.named(
       `
       WITH q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::float8[]) AS q(term, grp, weight, idf)),
@@ -259,15 +289,21 @@ export class SearchQueries {
       ), docs AS (
         SELECT p.doc, p.field, p.conv,
           max(q.weight * q.idf * p.tf * ${f(K1 + 1)} / (p.tf + ${f(K1)} * (${f(1 - B)} + ${f(B)} * CASE WHEN p.field <= 1 THEN p.len / $5::float8 ELSE 1 END))) AS s
-        FROM ranked r JOIN ${s}.search_postings p ON p.conv = r.conv JOIN q ON p.term = q.term
-        WHERE p.field <> 2
+        FROM ranked r CROSS JOIN LATERAL (
+          SELECT q.grp, q.weight, q.idf, x.doc, x.field, x.conv, x.tf, x.len
+          FROM q JOIN ${s}.search_postings x ON x.conv = r.conv AND x.term = q.term
+          WHERE x.field <> 2
+          OFFSET 0 -- a look-up per conversation and term, not a read of each conversation's postings
+        ) p CROSS JOIN LATERAL (SELECT p.grp, p.weight, p.idf) q
         GROUP BY p.doc, p.field, p.conv, q.grp
       ), shown AS (
         SELECT d.doc, d.field, d.conv, sum(d.s) AS score,
           row_number() OVER (PARTITION BY d.conv, d.field = 3 ORDER BY sum(d.s) DESC, d.doc) AS place
         FROM docs d GROUP BY d.doc, d.field, d.conv
       )
-      SELECT c.id AS conversation, r.score AS conversation_score, (SELECT bound FROM bound) AS conversation_bound,
+      SELECT c.id AS conversation, r.score AS conversation_score, (SELECT bound FROM bound) AS conversation_bound, ${
+        times.length > 0 ? 'NULL' : '(SELECT json_object_agg(term, whole) FROM lists WHERE part)'
+      }::text AS counted,
         d.id, sh.field, sh.score
       FROM ranked r JOIN ${s}.search_conversations c ON c.num = r.conv
       LEFT JOIN shown sh ON sh.conv = r.conv AND sh.place <= ${HITS_PER_CONVERSATION}

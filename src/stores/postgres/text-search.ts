@@ -44,6 +44,8 @@ type Stats = SearchStats;
 export class PostgresTextSearch implements TextSearch {
   /** Terms' counts of postings (their document frequencies) read lately. */
   readonly #counts = new TermCounts();
+  /** Terms' counts of conversations that hold them, read lately (only long lists' are counted whole, and so kept). */
+  readonly #conversationCounts = new TermCounts();
 
   constructor(
     private readonly run: (query: PostgresQuery) => Promise<PostgresResult>,
@@ -76,7 +78,16 @@ export class PostgresTextSearch implements TextSearch {
     const [groups, known] = await Promise.all([this.#lists(query, budget), stats]);
     if (groups.length === 0) return [];
     const bound = docBound(groups, known) || 1;
-    const { rows } = await this.run(this.sql.conversations(query, entries(groups, known), known, groups.length));
+    const lists = entries(groups, known);
+    const kept = this.#conversationCounts.known(lists[0], true);
+    const counts = lists[0].map((term) => kept.get(term) ?? null);
+    const { rows } = await this.run(this.sql.conversations(query, lists, known, groups.length, counts));
+    const counted = (rows[0] as ConversationRow | undefined)?.counted;
+    if (counted) {
+      for (const [term, count] of Object.entries(JSON.parse(counted) as Record<string, number>)) {
+        if (!kept.has(term)) this.#conversationCounts.learn(term, count);
+      }
+    }
     const hits: ConversationHit[] = [];
     let current: { id: string; similarity: number; messages: TextHit[]; annotations: TextHit[] } | undefined;
     for (const row of rows as ConversationRow[]) {
@@ -142,19 +153,17 @@ export class PostgresTextSearch implements TextSearch {
     const prefixWord = query.prefix && words[last]!.typed.length >= 2 ? words[last]! : undefined;
     const stems = prefixWord ? stemsTypedPast(prefixWord.typed) : [];
     const own = [...new Set([...words.flatMap((word) => word.terms), ...stems])];
-    const counts = this.#counts.known(own);
+    const counts = this.#counts.known(own, true);
     // Longer terms the prefix starts: looked at up to the budget, each with its count (capped: the most frequent are kept).
     const most = prefixWord ? Math.min(budget.limits.prefixTermsPerWord, budget.left('prefixTerms'), this.sql.prefixScan) : 0;
     const longer: [string, number][] = [];
     const unknown = own.filter((term) => !counts.has(term));
     if (unknown.length > 0 || most > 0) {
       const { rows } = await this.run(this.sql.named(this.sql.lookup, [unknown, prefixWord?.typed ?? null, most]));
-      const capped = new Map<string, number>();
       for (const row of rows as { kind: number; term: string; count: number }[]) {
         if (row.kind === 1) longer.push([row.term, row.count]);
-        else if (row.count > 0) capped.set(row.term, row.count);
+        else if (row.count > 0) counts.set(row.term, this.#counts.learn(row.term, row.count));
       }
-      for (const [term, count] of await this.#whole(capped)) counts.set(term, count);
     }
 
     const groups: List[][] = [];
@@ -245,6 +254,8 @@ type ConversationRow = {
   conversation: string;
   conversation_score: number;
   conversation_bound: number;
+  /** The counts of conversations the statement made of long lists' terms (JSON: term to count), or null. */
+  counted: string | null;
   id: string | null;
   field: number | null;
   score: number | null;
