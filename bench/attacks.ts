@@ -59,6 +59,7 @@ import { conversationRecord } from '../src/testing/records.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { percentile } from './stats.js';
 import { conversationId } from './store-format4.js';
+import { seeded } from './texts.js';
 
 const env = process.env;
 const OPTIONS = {
@@ -78,18 +79,6 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 // ---------------------------------------------------------------------------------------------
 // Words and texts, all from one seed.
-
-/** A small seeded generator (mulberry32): the same numbers in every process and run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DEVCHATS = devChats().file;
 

@@ -24,22 +24,11 @@ import { conversationRecord } from '../src/testing/records.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { readDevChats } from './quality/devchats.js';
 import { percentile } from './stats.js';
+import { seeded } from './texts.js';
 
 const MESSAGES = 20;
 const BATCH = 200;
 const LIMIT = 20;
-
-/** A small seeded generator (mulberry32): the same numbers in every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** About `length` characters of `text` from a random offset, cut at whitespace. */
 function window(text: string, length: number, random: () => number): string {
