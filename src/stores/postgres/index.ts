@@ -2,7 +2,7 @@ import type { ChangeFeed, Repository } from '../../ports.js';
 import { PostgresChangeFeed } from './change-feed.js';
 import { reportedAsStore } from './database-errors.js';
 import { migrate } from './migrations.js';
-import { openPool, type PostgresPool } from './pool.js';
+import { openPool, type PostgresPool, SEARCH_PLAN_CACHE_MODE, SEARCH_POOL_SIZE } from './pool.js';
 import { RecordCache } from './record-cache.js';
 import { recordView, type StoreParts } from './record-view.js';
 import { SearchQueries } from './search-queries.js';
@@ -79,12 +79,23 @@ export async function createPostgresRepository(
     cache: new RecordCache(options.recordCacheBytes ?? 32 * 1024 * 1024),
     lockName: lockName(schema),
   };
+  // Searches plan their statements once per connection (see SEARCH_PLAN_CACHE_MODE), so they get
+  // a few connections of their own when the store makes its pool; on a host's pool they share it.
+  const searchPool = ownPool
+    ? await openPool(connection.connectionString, (message) => logger.warn(message), {
+        planCacheMode: SEARCH_PLAN_CACHE_MODE,
+        max: SEARCH_POOL_SIZE,
+      })
+    : pool;
   const view = recordView((query) => pool.query(query), parts);
   const feed = new PostgresChangeFeed(pool, view, parts.statements, channelName(schema), (message) => logger.warn(message));
+  const endPools = async () => {
+    if (ownPool) await Promise.all([pool.end(), searchPool.end()]);
+  };
   try {
     await feed.open();
   } catch (error) {
-    if (ownPool) await pool.end();
+    await endPools();
     throw error;
   }
   // Transactions under way, which close() lets finish.
@@ -104,7 +115,7 @@ export async function createPostgresRepository(
     (query) =>
       reported(async () => {
         refuseClosed();
-        return pool.query(query);
+        return searchPool.query(query);
       }),
     new SearchQueries(quoted, statements),
   );
@@ -132,7 +143,7 @@ export async function createPostgresRepository(
       closed = true;
       await Promise.allSettled(running);
       await feed.close();
-      if (ownPool) await pool.end();
+      await endPools();
     },
   };
 }

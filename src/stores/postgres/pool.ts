@@ -99,8 +99,27 @@ export function poolBounds(connectionString: string): PoolBounds {
  */
 export const PLAN_CACHE_MODE = 'force_custom_plan';
 
-/** A pool of the `pg` package for `connectionString`, loaded now (it is an optional dependency), with {@link poolBounds}. */
-export async function openPool(connectionString: string, warn: (message: string) => void): Promise<PostgresPool> {
+/**
+ * How searches plan theirs: once per connection. A search's statements are long (planning the
+ * conversations' one took 1.2 ms, a fifth of its run), and their plans do not hang on the values:
+ * what they read is fixed by lateral look-ups and limits, and a posting list passed as an array is
+ * opaque to the planner either way.
+ */
+export const SEARCH_PLAN_CACHE_MODE = 'force_generic_plan';
+
+/** Connections the store's own pool for searches opens, at most (see `openPool`'s `planCacheMode`). */
+export const SEARCH_POOL_SIZE = 4;
+
+/**
+ * A pool of the `pg` package for `connectionString`, loaded now (it is an optional dependency),
+ * with {@link poolBounds}; its connections plan statements as `planCacheMode` says, and it opens
+ * `max` of them at most (node-postgres's default, 10, when not given).
+ */
+export async function openPool(
+  connectionString: string,
+  warn: (message: string) => void,
+  { planCacheMode = PLAN_CACHE_MODE, max }: { planCacheMode?: string; max?: number } = {},
+): Promise<PostgresPool> {
   let pg: typeof import('pg');
   try {
     pg = await import('pg');
@@ -143,7 +162,8 @@ export async function openPool(connectionString: string, warn: (message: string)
     // No JIT compilation either: the store's statements are short, and a search's estimates
     // (posting lists as arrays) can pass jit_above_cost, which then spends a second compiling a
     // query of milliseconds.
-    options: `-c plan_cache_mode=${PLAN_CACHE_MODE} -c jit=off`,
+    options: `-c plan_cache_mode=${planCacheMode} -c jit=off`,
+    ...(max === undefined ? {} : { max }),
   });
   // An idle connection the server closes (a restart, a network cut) must not end the process:
   // the pool drops it and opens another when next asked.
