@@ -9,7 +9,8 @@
  *    (windows of the developer chats, or of this repository's docs without them: bench/texts.ts,
  *    bench/text-store.ts), written through each repository's transactions, 100 conversations a
  *    transaction: the JSON-file store without fsync while it is built, PostgreSQL durably, four
- *    transactions at a time. Each fill time is printed.
+ *    transactions at a time, then `VACUUM (ANALYZE)` (what autovacuum does soon after a bulk load;
+ *    timed apart). Each fill time is printed.
  * 2. Reads over HTTP: each store served by the Hono adapter (startHttpServer, 127.0.0.1) in a process
  *    of its own. GET /conversation/{id}?transferables=false one at a time over a kept-alive
  *    connection, spread over every conversation (BENCH_PG_GETS, 1,000, at most, and at most twice
