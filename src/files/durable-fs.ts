@@ -64,10 +64,16 @@ export async function replaceFileAtomically(
 /**
  * Replaces `file` atomically with `buffers` (a temporary sibling made anew, readable by its owner
  * alone, written a MiB at a time, flushed, renamed into place, the folder flushed): a crash leaves
- * the old file or the new one. For derived files such as the search index and its vectors.
+ * the old file or the new one. For derived files such as the search index and its vectors. The
+ * temporary file is `<file>.tmp` unless named: in a folder several processes write, each must
+ * name its own (see shared-files.ts).
  */
-export async function writeBuffersAtomically(file: string, buffers: readonly Uint8Array[], warn: Warn): Promise<void> {
-  const temporary = `${file}.tmp`;
+export async function writeBuffersAtomically(
+  file: string,
+  buffers: readonly Uint8Array[],
+  warn: Warn,
+  temporary = `${file}.tmp`,
+): Promise<void> {
   await writeNewFile(temporary, warn, async (handle) => {
     for (const buffer of buffers)
       for (let at = 0; at < buffer.length; at += CHUNK)

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { lstat, readdir, rename, rm, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
+import { WRITER_HOST as HOST, processRuns as running } from '../files/writer-names.js';
 import { asDownloadFailure } from './download-failure.js';
 import { PARTIAL_SUFFIX } from './partial-file.js';
 
@@ -19,9 +19,6 @@ import { PARTIAL_SUFFIX } from './partial-file.js';
  * abandoned: its writer's process is gone (same host), or it has not changed for longer than a
  * live download goes without writing (see {@link abandonedAfterMs}).
  */
-
-/** This host, in a partial file's name: 8 hex digits of its name's hash (names may hold anything). */
-const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
 /** The name of a partial file of this process for `fileName`, new at each call. */
 export function ownPartialName(fileName: string): string {
@@ -44,16 +41,6 @@ function writerOf(fileName: string, name: string): { host: string; pid: number }
   if (!name.startsWith(`${fileName}.`) || !name.endsWith(PARTIAL_SUFFIX)) return undefined;
   const match = /^([0-9a-f]{8})-(\d+)-[0-9a-f]+$/.exec(name.slice(fileName.length + 1, -PARTIAL_SUFFIX.length));
   return match ? { host: match[1]!, pid: Number(match[2]) } : undefined;
-}
-
-/** Whether process `pid` of this host runs (a zombie counts as running: it is then left to the time bound). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

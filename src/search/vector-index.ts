@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { writeBuffersAtomically } from '../files/durable-fs.js';
 import { openOwnFileToRead } from '../files/own-files.js';
+import { writeSharedFileAtomically } from '../files/shared-files.js';
 import type { Embedder, IndexedDocRef, RecordChange } from '../ports.js';
 import type { Field } from '../search-types.js';
 import { Slices } from '../slices.js';
@@ -144,7 +144,7 @@ export class VectorIndex {
   #dirty = false;
   #madeSinceSave = 0;
   #savedAt = Number.NEGATIVE_INFINITY;
-  /** Saves run one at a time: they share a temporary file. */
+  /** Saves run one at a time: a later snapshot is never overwritten by an earlier one. */
   #saving: Promise<void> = Promise.resolve();
 
   constructor(options: VectorIndexOptions) {
@@ -378,8 +378,9 @@ export class VectorIndex {
   }
 
   /**
-   * Writes the vectors to `file` atomically (a temporary sibling, flushed, renamed into place),
-   * with the model's name and a checksum. Does nothing without a `file`, or when nothing changed.
+   * Writes the vectors to `file` atomically (a temporary sibling of this process's own, flushed,
+   * renamed into place), with the model's name and a checksum: processes sharing the folder may
+   * save it at once, and a reader finds one whole file. Does nothing without a `file`, or when nothing changed.
    */
   save(): Promise<void> {
     if (!this.#file || !this.#dirty) return this.#saving;
@@ -754,8 +755,9 @@ async function writeVectorFile(file: string, snapshot: Snapshot, warn: (message:
     sections: sections.map((section) => section.length),
     sha256: hash.digest('hex'),
   };
-  // Readable by its owner alone: the names and ids it holds are of people's conversations.
-  await writeBuffersAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections], warn);
+  // Readable by its owner alone: the names and ids it holds are of people's conversations. Several
+  // instances on one database may share the folder, and save the file at once (see shared-files.ts).
+  await writeSharedFileAtomically(file, [Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), ...sections], warn);
 }
 
 /** Hashes a buffer a chunk at a time, letting other work run between chunks. */
