@@ -35,8 +35,12 @@ export interface PostgresRepositoryOptions {
    * store only read from, such as a copy's source. Default false.
    */
   readonly mustExist?: boolean;
-  /** Where warnings go (a connection of the store's own pool that failed while idle). Default `console`. */
-  readonly logger?: { warn(message: string): void };
+  /**
+   * Where warnings go (a connection of the store's own pool that failed while idle), and, to
+   * `info` when it has one (else to `warn`), a migration that takes long: what it does and how fast,
+   * or that this instance waits for another's. Default `console`.
+   */
+  readonly logger?: { warn(message: string): void; info?(message: string): void };
 }
 
 export const DEFAULT_SCHEMA = 'conversation_model_service';
@@ -67,7 +71,7 @@ export async function createPostgresRepository(
   const ownPool = 'connectionString' in connection;
   const pool = ownPool ? await openPool(connection.connectionString, (message) => logger.warn(message)) : connection.pool;
   try {
-    await migrate(pool, schema, quoted, options.mustExist);
+    await migrate(pool, schema, quoted, options.mustExist, (message) => (logger.info ?? logger.warn).call(logger, message));
   } catch (error) {
     if (ownPool) await pool.end();
     throw error;

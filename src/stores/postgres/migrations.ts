@@ -1,4 +1,6 @@
 import { ServiceError } from '../../errors.js';
+import { MigrationProgress } from './migration-progress.js';
+import { takeMigrationLock } from './migration-wait.js';
 import type { PostgresClient, PostgresPool } from './pool.js';
 import { fillSearchTables } from './search-backfill.js';
 import { searchTables } from './search-statements.js';
@@ -14,8 +16,11 @@ export interface Migration {
   readonly name: string;
   /** The statements, given the schema's quoted name. */
   readonly sql: (schema: string) => string;
-  /** Rows the step makes from what the store holds, after its statements, in the same transaction. */
-  readonly fill?: (client: PostgresClient, schema: string) => Promise<void>;
+  /**
+   * Rows the step makes from what the store holds, after its statements, in the same transaction;
+   * it tells `progress` how far it got (logged, for a step that may take minutes).
+   */
+  readonly fill?: (client: PostgresClient, schema: string, progress: MigrationProgress) => Promise<void>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -86,8 +91,17 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
  * after the schema, so one instance runs them and the others, waiting, find them done. A schema a
  * newer release has migrated further is refused (STORE_TOO_NEW) and left as it is. With
  * `mustExist`, a schema that holds no store yet is refused (NOT_FOUND) and nothing is created.
+ *
+ * A long step is said through `log`: the instance running it says what it does and how fast it
+ * goes (see MigrationProgress), each one waiting for it says whom it waits for (see takeMigrationLock).
  */
-export async function migrate(pool: PostgresPool, schema: string, quoted: string, mustExist = false): Promise<void> {
+export async function migrate(
+  pool: PostgresPool,
+  schema: string,
+  quoted: string,
+  mustExist = false,
+  log: (message: string) => void = () => undefined,
+): Promise<void> {
   // Most starts find the tables current: answered without the lock, or any right to create.
   const found = refuseNewer(await appliedVersion(pool, quoted), schema);
   if (found === SCHEMA_VERSION) return;
@@ -104,22 +118,27 @@ export async function migrate(pool: PostgresPool, schema: string, quoted: string
     // name, which is letters, digits and underscores only (see quoteSchema). Neither the wait for
     // the lock (another instance migrating) nor a step (an index over every record) is bounded by
     // the pool's statement timeout: they take what they take, once.
+    await client.query({ text: 'BEGIN; SET LOCAL statement_timeout = 0;', query_timeout: UNBOUNDED_MS });
+    const waited = await takeMigrationLock(client, lockName(schema), schema, log, UNBOUNDED_MS);
     await client.query({
       text: `
-      BEGIN;
-      SET LOCAL statement_timeout = 0;
-      SELECT pg_advisory_xact_lock(hashtext('${lockName(schema)}'), -1);
       CREATE SCHEMA IF NOT EXISTS ${quoted};
       CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now());`,
       query_timeout: UNBOUNDED_MS,
     });
     const applied = refuseNewer(await appliedVersion(client, quoted), schema);
+    if (waited > 0) {
+      log(
+        `PostgreSQL schema "${schema}": the other connection's migration ${applied === SCHEMA_VERSION ? 'is done' : 'ended'} ` +
+          `after ${(waited / 1000).toFixed(1)} s of waiting (the schema is at migration ${applied}).`,
+      );
+    }
     for (const migration of MIGRATIONS.filter((step) => step.version > applied)) {
       await client.query({
         text: `${migration.sql(quoted)};\nINSERT INTO ${quoted}.migrations (version, name) VALUES (${migration.version}, '${migration.name.replaceAll("'", "''")}');`,
         query_timeout: UNBOUNDED_MS,
       });
-      await migration.fill?.(client, quoted);
+      await migration.fill?.(client, quoted, new MigrationProgress(client, schema, migration, log));
     }
     await client.query({ text: 'COMMIT', query_timeout: UNBOUNDED_MS });
   } catch (error) {
