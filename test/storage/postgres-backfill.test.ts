@@ -44,8 +44,8 @@ describeWithPostgres('A store made before migration 3, opened by two instances a
 
   const service = async (repository: Repository): Promise<Service> => (await serviceForTest({ repository })).service;
 
-  it('waits visibly for the instance that migrates, then both find every record', async () => {
-    const schema = freshSchema('backfill');
+  /** A store of `schema` as a release before migration 3 left it (records, no search tables); answers what it holds. */
+  async function storeOfMigration2(schema: string): Promise<{ word: string; messages: string[] }[]> {
     const writer = await createPostgresRepository({ connectionString: server().url }, { schema, logger: { warn: () => undefined } });
     const written: { word: string; messages: string[] }[] = [];
     try {
@@ -71,6 +71,23 @@ describeWithPostgres('A store made before migration 3, opened by two instances a
     for (const { relname, relkind } of made as { relname: string; relkind: string }[])
       await adminPool().query(`DROP ${relkind === 'S' ? 'SEQUENCE' : 'TABLE'} IF EXISTS "${schema}"."${relname}" CASCADE`);
     await adminPool().query(`DELETE FROM "${schema}".migrations WHERE version = $1`, [search.version]);
+    return written;
+  }
+
+  /** Every message found, by its conversation's word, through each of `repositories`. */
+  async function expectAllFound(repositories: Repository[], written: { word: string; messages: string[] }[]): Promise<void> {
+    for (const repository of repositories) {
+      const s = await service(repository);
+      for (const { word, messages } of written) {
+        const found = await s.searchMessages(query(word), { transferables: false });
+        expect(found.iterable.map((hit) => hit.identifier).sort()).toEqual([...messages].sort());
+      }
+    }
+  }
+
+  it('waits visibly for the instance that migrates, then both find every record', async () => {
+    const schema = freshSchema('backfill');
+    const written = await storeOfMigration2(schema);
     const records = CONVERSATIONS * (MESSAGES + 1);
 
     // The lock, held as an instance migrating holds it.
@@ -118,12 +135,45 @@ describeWithPostgres('A store made before migration 3, opened by two instances a
     ]);
 
     // Every message found, by its conversation's word, through either instance.
-    for (const repository of [a!, b!]) {
-      const s = await service(repository);
-      for (const { word, messages } of written) {
-        const found = await s.searchMessages(query(word), { transferables: false });
-        expect(found.iterable.map((hit) => hit.identifier).sort()).toEqual([...messages].sort());
-      }
+    await expectAllFound([a!, b!], written);
+  });
+
+  it('keeps nothing of a migration whose connection is cut midway, and the next start runs it again', async () => {
+    const schema = freshSchema('backfill');
+    const written = await storeOfMigration2(schema);
+    // The records held, so that the migration stops inside its transaction (its tables made, no record read yet).
+    const blocker = new pg.Client({ connectionString: server().url });
+    await blocker.connect();
+    onTestFinished(() => blocker.end());
+    await blocker.query('BEGIN');
+    await blocker.query(`LOCK TABLE "${schema}".records IN ACCESS EXCLUSIVE MODE`);
+    const opening = open(schema, [], []).then(
+      () => 'opened',
+      (error: Error) => error.message,
+    );
+    let stuck: number | undefined;
+    const deadline = Date.now() + 10_000;
+    while (stuck === undefined) {
+      if (Date.now() > deadline) throw new Error('The migration did not come to wait on the records within 10 s.');
+      const { rows } = await adminPool().query(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [
+        `%count(*)%"${schema}".records%`,
+      ]);
+      stuck = (rows[0] as { pid: number } | undefined)?.pid;
+      if (stuck === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    await adminPool().query('SELECT pg_terminate_backend($1)', [stuck]);
+    await blocker.query('COMMIT');
+    expect(await opening).toMatch(/terminat/);
+    // As it was: migration 2, no search table.
+    const { rows } = await adminPool().query(
+      `SELECT (SELECT max(version) FROM "${schema}".migrations) AS version, to_regclass($1) AS docs`,
+      [`"${schema}".search_docs`],
+    );
+    expect(rows[0]).toEqual({ version: 2, docs: null });
+
+    const log: string[] = [];
+    const reopened = await open(schema, log, []);
+    expect(log).toEqual([expect.stringContaining('goes through the'), expect.stringContaining('went through')]);
+    await expectAllFound([reopened], written);
   });
 });

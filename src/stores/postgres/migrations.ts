@@ -112,6 +112,11 @@ export async function migrate(
     });
   }
   const client = await pool.connect();
+  // A connection cut while a step runs (the server restarted, the connection terminated) rejects
+  // the step's query, and node-postgres also emits it as an event: without a listener, that would
+  // end the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   let failure: unknown;
   try {
     // Statements without parameters go in one round trip: the lock's name is made of the schema's
@@ -146,6 +151,7 @@ export async function migrate(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
+    client.off('error', ignore);
     client.release(failure instanceof ServiceError ? undefined : (failure as Error | undefined));
   }
 }
