@@ -119,10 +119,9 @@ export async function migrate(
   client.on('error', ignore);
   let failure: unknown;
   try {
-    // Statements without parameters go in one round trip: the lock's name is made of the schema's
-    // name, which is letters, digits and underscores only (see quoteSchema). Neither the wait for
-    // the lock (another instance migrating) nor a step (an index over every record) is bounded by
-    // the pool's statement timeout: they take what they take, once.
+    // Neither the wait for the lock (another instance migrating, which says how far it got) nor a
+    // step (an index over every record) is bounded by the pool's statement timeout: they take what
+    // they take, once. The schema's name is letters, digits and underscores only (see quoteSchema).
     await client.query({ text: 'BEGIN; SET LOCAL statement_timeout = 0;', query_timeout: UNBOUNDED_MS });
     const waited = await takeMigrationLock(client, lockName(schema), schema, log, UNBOUNDED_MS);
     await client.query({
