@@ -14,7 +14,7 @@ import { describeWithPostgres, freshSchema } from '../helpers/postgres.js';
 import { conversationWith, said, serviceForTest } from '../helpers/service.js';
 
 const query = (text: string): SearchInput => ({ engines: { iterable: [{ query: text }] } });
-const CONVERSATIONS = 24;
+const CONVERSATIONS = 12;
 const MESSAGES = 3;
 /** A word of letters only, one per conversation (digits would be terms of their own). */
 const wordOf = (i: number) => `zorbal${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
