@@ -24,7 +24,7 @@ const UNFOLLOWED_DELIVERED = 1024;
 /**
  * The change feed of a PostgreSQL store: this process's transactions, delivered as they commit
  * (before `transact` resolves), and every instance's, read from the `changes` table that each
- * transaction writes (see Statements.logChanges).
+ * transaction writes (see Statements.write).
  *
  * The feed's position is a transaction id `W`: every change of a transaction below it has been
  * delivered, and `delivered` holds the transactions at or past it delivered already. A poll reads
