@@ -14,6 +14,11 @@ export class Statements {
    * never deadlock on each other.
    */
   readonly fetch: (lock: boolean) => string;
+  /**
+   * `fetch` without locking, of records of several collections: by collection ($1), id ($2) and
+   * cached version ($3), each row with its collection (see read-batch.ts).
+   */
+  readonly fetchAcross: string;
   /** The lists of records ($2) as a JSON object of field to items, by record. */
   readonly lists: string;
   /** A page of a collection's ids in insertion order: after `ord` $2, skipping $3, at most $4 (null: all). */
@@ -86,6 +91,19 @@ export class Statements {
       FROM unnest($2::text[], $3::bigint[]) AS c(id, cached)
       JOIN ${schema}.records r ON r.collection = $1 AND r.id = c.id
       ${lock ? 'ORDER BY r.id FOR UPDATE OF r' : ''}`;
+    this.fetchAcross = `
+      SELECT r.collection, r.id, r.version::text AS version,
+        CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body,
+        CASE WHEN r.version = c.cached THEN NULL ELSE (
+          SELECT json_object_agg(f.field, f.items)::text FROM (
+            SELECT l.field, json_agg(l.item ORDER BY l.ord) AS items
+            FROM ${schema}.list_items l
+            WHERE l.collection = r.collection AND l.id = r.id
+            GROUP BY l.field
+          ) f
+        ) END AS lists
+      FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(collection, id, cached)
+      JOIN ${schema}.records r ON r.collection = c.collection AND r.id = c.id`;
     this.lists = `
       SELECT f.id, json_object_agg(f.field, f.items)::text AS lists FROM (
         SELECT l.id, l.field, json_agg(l.item ORDER BY l.ord) AS items
