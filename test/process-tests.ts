@@ -38,6 +38,7 @@ export const PROCESS_TESTS = [
   'test/bench/without-outside-data.test.ts', // npm run bench, bench:attacks, bench:quality, bench:postgres
   'test/contracts/postgres.test.ts', // a PostgreSQL server (test/helpers/postgres.ts)
   'test/storage/postgres.test.ts', // a PostgreSQL server
+  'test/storage/postgres-round-trips.test.ts', // a PostgreSQL server
   'test/storage/postgres-feed.test.ts', // a PostgreSQL server, two stores on it
   'test/storage/postgres-backfill.test.ts', // a PostgreSQL server, two stores migrating one schema at once
   'test/cli/postgres-store.test.ts', // the command's serve and store copy, on a PostgreSQL server

@@ -90,12 +90,17 @@ export class ConversationJsonCache {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     const { stamps } = entry;
-    const [version] = await view.versions('conversations', [id]);
+    // Asked for together: a store shared by processes may answer them in one round trip.
+    const [[version], messages, annotations] = await Promise.all([
+      view.versions('conversations', [id]),
+      view.versions('messages', stamps.messageIds),
+      view.versions('annotations', stamps.conversation.annotations),
+    ]);
     if (
       version === undefined ||
       version !== stamps.version ||
-      !sameStamps(await view.versions('messages', stamps.messageIds), stamps.messages) ||
-      !sameStamps(await view.versions('annotations', stamps.conversation.annotations), stamps.annotations)
+      !sameStamps(messages, stamps.messages) ||
+      !sameStamps(annotations, stamps.annotations)
     ) {
       if (this.#entries.get(key) === entry) this.#remove(key, entry);
       // It was read again while cached: its next rendering is admitted at once.

@@ -109,6 +109,34 @@ describeWithPostgres('PostgreSQL change feed across instances', (server) => {
     expect(seen).toEqual(['right-after']);
   });
 
+  it('never delivers an older state of a record than one delivered before, while both instances write it', async () => {
+    const [a, b] = await twoInstances();
+    const counted: number[] = [];
+    a.changes!.subscribe((batch) => {
+      for (const change of batch.changes) if (change.id === 'counter') counted.push((change.record as Counter).score.manual);
+    });
+    await a.changes!.caughtUp();
+    await a.transact((tx) => tx.put('conversations', counter(0)));
+    // Each instance's own batches carry the counter as it left it; the other's come read back by
+    // polls, which may see a later state: interleaved, every delivery is at least the last one.
+    const increment = (repository: Repository) =>
+      repository.transact(async (tx) => {
+        const current = (await tx.get('conversations', 'counter')) as Counter;
+        tx.put('conversations', counter(current.score.manual + 1));
+      });
+    const each = 24;
+    const writers = (repository: Repository) =>
+      Promise.all(
+        Array.from({ length: 3 }, async () => {
+          for (let i = 0; i < each / 3; i++) await increment(repository);
+        }),
+      );
+    await Promise.all([writers(a), writers(b)]);
+    await a.changes!.caughtUp();
+    expect(counted).toEqual([...counted].sort((x, y) => x - y));
+    expect(counted.at(-1)).toBe(2 * each);
+  });
+
   it("finds the other service's writes by search as soon as they are acknowledged", async () => {
     const [a, b] = await twoInstances();
     const { service: first } = await serviceForTest({ repository: a });
@@ -123,3 +151,7 @@ describeWithPostgres('PostgreSQL change feed across instances', (server) => {
     expect((await first.searchConversations(query('postgres'))).iterable.map((hit) => hit.identifier)).toEqual([viaSecond.id]);
   });
 });
+
+type Counter = ReturnType<typeof counter>;
+
+const counter = (value: number) => ({ ...conversationRecord('counter'), score: { manual: value, automatic: 0 } });

@@ -24,7 +24,7 @@ const UNFOLLOWED_DELIVERED = 1024;
 /**
  * The change feed of a PostgreSQL store: this process's transactions, delivered as they commit
  * (before `transact` resolves), and every instance's, read from the `changes` table that each
- * transaction writes (see Statements.logChanges).
+ * transaction writes (see Statements.write).
  *
  * The feed's position is a transaction id `W`: every change of a transaction below it has been
  * delivered, and `delivered` holds the transactions at or past it delivered already. A poll reads
@@ -34,6 +34,12 @@ const UNFOLLOWED_DELIVERED = 1024;
  * Each new transaction's records are read back (as they are now, which the contract allows) and
  * delivered as one batch, in transaction id order. Batches are numbered by this process's
  * {@link ChangeEmitter}, never by transaction ids.
+ *
+ * This process's own transactions are delivered with the records as they left them, read from
+ * nothing: no state of those records can have been delivered after theirs, unless a batch of
+ * records read back (a poll's) was delivered while one of them was committing or waiting for its
+ * turn and held one of its records. Such a transaction's records are read back as they are now,
+ * as a poll's are, so that no batch ever holds an older state than one before it.
  *
  * The starting position is taken before anyone subscribes ({@link open}, then again while the
  * store is used and nobody follows): a subscription cannot wait for the database, and a position
@@ -58,8 +64,12 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   /** W: every change below it delivered (or committed before the feed's start). Undefined until {@link open}. */
   #position: bigint | undefined;
   readonly #delivered = new Set<bigint>();
-  /** This process's transactions between their last statement and the end of their COMMIT: left to `committed`. */
-  readonly #committing = new Set<bigint>();
+  /**
+   * This process's transactions from their last statement until they are delivered (or their
+   * commit failed): a poll leaves them to `committed`. Each with the keys (`collection\0id`) of
+   * the records it wrote, and whether a batch of records read back held one of them meanwhile.
+   */
+  readonly #committing = new Map<bigint, Committing>();
   #starting: Promise<void> | undefined;
   /** The starting position being taken again (see {@link used}). */
   #rebasing: Promise<void> | undefined;
@@ -140,8 +150,8 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     this.#baselineAt = Date.now();
   }
 
-  committing(xid: bigint): void {
-    this.#committing.add(xid);
+  committing(xid: bigint, changes: readonly RecordChange[]): void {
+    this.#committing.set(xid, { keys: new Set(changes.map(({ collection, id }) => `${collection}\u0000${id}`)), readBack: false });
   }
 
   committed(xid: bigint, changes: readonly RecordChange[] | undefined): Promise<void> {
@@ -161,24 +171,31 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   #commits: { xid: bigint; changes: readonly RecordChange[]; resolve(): void; reject(error: unknown): void }[] = [];
 
   /**
-   * Delivers the commits waiting, each as a batch, in the order they committed, with their records
-   * read back as they are now, as a poll delivers them: a poll that ran after a commit may have
-   * delivered a later state of one of them already, and the state the transaction left must not
-   * follow it. Read together (one query a collection however many commits waited): with many
-   * writers, one read back at a time per commit would bound this process's commits per second.
+   * Delivers the commits waiting, each as a batch, in the order they committed: with the records
+   * as each transaction left them, unless a batch read back since it began to commit held one of
+   * them (it may have delivered a later state, which the state the transaction left must not
+   * follow). Then every commit waiting is delivered with its records read back as they are now,
+   * as a poll delivers them, read together (one query a collection however many commits waited):
+   * one read back at a time per commit would bound this process's commits per second.
    */
   async #deliverCommits(): Promise<void> {
     const commits = this.#commits.splice(0);
     try {
+      let readBack = false;
       for (const { xid } of commits) {
+        readBack ||= this.#committing.get(xid)?.readBack ?? true;
         this.#committing.delete(xid);
         this.#delivered.add(xid);
       }
-      const records = await this.#readBack(commits.flatMap(({ changes }) => changes));
-      for (const { changes } of commits) {
-        this.#emitter.emit(
-          changes.map(({ collection, id }) => ({ collection, id, record: records.get(`${collection}\u0000${id}`) ?? null })),
-        );
+      if (!readBack) {
+        for (const { changes } of commits) this.#emitter.emit(changes);
+      } else {
+        const records = await this.#readBack(commits.flatMap(({ changes }) => changes));
+        for (const { changes } of commits) {
+          this.#emitRead(
+            changes.map(({ collection, id }) => ({ collection, id, record: records.get(`${collection}\u0000${id}`) ?? null })),
+          );
+        }
       }
       for (const commit of commits) commit.resolve();
     } catch (error) {
@@ -214,6 +231,19 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     const result = this.#turns.then(work);
     this.#turns = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * Delivers a batch of records read back: a transaction of this process still to be delivered
+   * that wrote one of them will be read back too (its own state may be older than the one read).
+   */
+  #emitRead(changes: readonly RecordChange[]): void {
+    if (this.#committing.size > 0) {
+      for (const pending of this.#committing.values()) {
+        if (!pending.readBack) pending.readBack = changes.some(({ collection, id }) => pending.keys.has(`${collection}\u0000${id}`));
+      }
+    }
+    this.#emitter.emit(changes);
   }
 
   /** The records of these changes as the store holds them now (null for one deleted), by `collection\0id`. */
@@ -345,11 +375,11 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     for (const [xid, group] of groups) {
       if (this.#delivered.has(xid)) continue;
       this.#delivered.add(xid);
-      this.#emitter.emit([...group].map(([key, { collection, id }]) => ({ collection, id, record: records.get(key) ?? null })));
+      this.#emitRead([...group].map(([key, { collection, id }]) => ({ collection, id, record: records.get(key) ?? null })));
     }
     // Up to the oldest transaction still running, but not past one of ours still committing.
     let next = BigInt(found[0]!.xmin);
-    for (const xid of this.#committing) if (xid < next) next = xid;
+    for (const xid of this.#committing.keys()) if (xid < next) next = xid;
     if (next > from) {
       this.#position = next;
       for (const xid of this.#delivered) if (xid < next) this.#delivered.delete(xid);
@@ -359,4 +389,10 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
       await this.pool.query(this.statements.pruneChanges);
     }
   }
+}
+
+/** A transaction of this process between its last statement and its delivery (see PostgresChangeFeed's #committing). */
+interface Committing {
+  readonly keys: ReadonlySet<string>;
+  readBack: boolean;
 }

@@ -26,13 +26,13 @@ export interface Committed {
 }
 
 /**
- * Applies a transaction's writes: at most two statements, however many records it wrote (the
- * Statements' `write`, then `addItems` when lists gained rows), then the search rows of the
- * messages, names and annotations written (see search-writes.ts: none, one or two statements). Each list a put changes is
- * compared with the list the transaction read (see list-writes.ts), so appending an id to a list
- * of 20,000 adds one row and rewrites none. Every record written is logged in `changes` by a
- * third statement (the change feed notifies the other instances after the commit: change-feed.ts). Answers
- * the records put, with their new versions, those deleted, and the transaction's id.
+ * Applies a transaction's writes: one statement, however many records it wrote (the Statements'
+ * `write`: records, list rows, and the log of the records written in `changes`, which the change
+ * feed of every instance reads: change-feed.ts), then the search rows of the messages, names and
+ * annotations written (see search-writes.ts: none, one or two statements). Each list a put
+ * changes is compared with the list the transaction read (see list-writes.ts), so appending an id
+ * to a list of 20,000 adds one row and rewrites none. Answers the records put, with their new
+ * versions, those deleted, and the transaction's id.
  */
 export async function commitWrites(
   run: RunQuery,
@@ -48,7 +48,7 @@ export async function commitWrites(
   const gone: [string[], string[]] = [[], []];
   const logged: [string[], string[]] = [[], []];
   const put: [string[], string[], string[]] = [[], [], []];
-  const added: [string[], string[], string[], boolean[], string[]] = [[], [], [], [], []];
+  const added: [string[], string[], string[], string[]] = [[], [], [], []];
   const pending = new Map<string, Omit<Stored, 'version'>>();
 
   for (const { collection, id, record } of changes) {
@@ -82,21 +82,21 @@ export async function commitWrites(
         continue;
       }
       if (write.kind === 'rewrite') push(cleared, collection, textId, field);
-      if (write.items.length > 0) push(added, collection, textId, field, write.kind === 'append', JSON.stringify(write.items.map(toText)));
+      if (write.items.length > 0) push(added, collection, textId, field, JSON.stringify(write.items.map(toText)));
     }
     pending.set(`${collection}\u0000${textId}`, { key, record, bytes: recordBytes(body, items) });
   }
 
   const { statements } = parts;
-  const { rows } = await run(statements.named(statements.write, [parts.lockName, [...locks], ...cleared, ...removed, ...gone, ...put]));
-  if (added[0].length > 0) await run(statements.named(statements.addItems, added));
+  const { rows } = await run(
+    statements.named(statements.write, [parts.lockName, [...locks], ...cleared, ...removed, ...gone, ...put, ...added, ...logged]),
+  );
   await writeSearchRows(run, parts.search, changes, reads.records);
-  const log = await run(statements.named(statements.logChanges, logged));
-  const xid = BigInt((log.rows[0] as { xid: string }).xid);
-  const stored = (rows as { collection: CollectionName; id: string; version: string }[]).map((row) => ({
-    ...pending.get(`${row.collection}\u0000${row.id}`)!,
-    version: Number(row.version),
-  }));
+  const written = rows as { collection: CollectionName | null; id: string; version: string; xid: string }[];
+  const xid = BigInt(written[0]!.xid);
+  const stored = written.flatMap((row) =>
+    row.collection === null ? [] : [{ ...pending.get(`${row.collection}\u0000${row.id}`)!, version: Number(row.version) }],
+  );
   return { stored, deleted, xid };
 }
 

@@ -3,8 +3,9 @@ import { PostgresChangeFeed } from './change-feed.js';
 import { reportedAsStore } from './database-errors.js';
 import { migrate } from './migrations.js';
 import { openPool, type PostgresPool, SEARCH_PLAN_CACHE_MODE, SEARCH_POOL_SIZE } from './pool.js';
+import { ReadBatch } from './read-batch.js';
 import { RecordCache } from './record-cache.js';
-import { recordView, type StoreParts } from './record-view.js';
+import { type RunQuery, recordView, type StoreParts } from './record-view.js';
 import { SearchQueries } from './search-queries.js';
 import { SearchStatements } from './search-statements.js';
 import { channelName, lockName, quoteSchema, Statements } from './statements.js';
@@ -91,7 +92,8 @@ export async function createPostgresRepository(
         max: SEARCH_POOL_SIZE,
       })
     : pool;
-  const view = recordView((query) => pool.query(query), parts);
+  const runOnPool: RunQuery = (query) => pool.query(query);
+  const view = recordView(runOnPool, parts);
   const feed = new PostgresChangeFeed(pool, view, parts.statements, channelName(schema), (message) => logger.warn(message));
   const endPools = async () => {
     if (ownPool) await Promise.all([pool.end(), searchPool.end()]);
@@ -129,7 +131,8 @@ export async function createPostgresRepository(
     async read(fn) {
       refuseClosed();
       feed.used();
-      return reported(async () => fn(view));
+      // A view of its own: what it fetches together is one statement, and it asks once for a record (see read-batch.ts).
+      return reported(async () => fn(recordView(runOnPool, parts, undefined, new ReadBatch(runOnPool, statements))));
     },
     transact(fn) {
       refuseClosed();

@@ -2,6 +2,7 @@ import type { Page, PageRequest, ReadView } from '../../ports.js';
 import { COLLECTION_NAMES, type CollectionName } from '../../records.js';
 import { listFieldsOf } from './list-fields.js';
 import type { PostgresQuery, PostgresResult } from './pool.js';
+import type { FetchedRow, ReadBatch, Seen } from './read-batch.js';
 import { type CachedRecord, cacheKey, type RecordCache, recordBytes } from './record-cache.js';
 import { decodeRecord } from './record-codec.js';
 import type { SearchStatements } from './search-statements.js';
@@ -33,19 +34,38 @@ export class TransactionReads {
 }
 
 /**
+ * A read's `versions` of at most this many records it has not seen fetches the records too (the
+ * bodies the cache lacks): an answer's stamps are read to read its records next (see
+ * render/json-cache.ts), and one statement then serves both. Above it (the stamps of a long
+ * conversation's messages, for one page of them), only the versions are read.
+ */
+export const VERSIONS_WITH_RECORDS = 200;
+
+/**
  * The records as the database holds them, each call one query (or two: a page's ids, then the
  * records of it not in the cache; a locking read's records, then their lists). Without `reads`, each call sees what is committed when it
  * runs; with them (a transaction's), every record read is locked (`FOR UPDATE`) until the
  * transaction ends, so two transactions that read then write one record run one after the other.
+ * With `batch` (one `Repository.read`'s), the fetches asked for together are one statement, and
+ * a record the read has seen is answered as it was seen (see read-batch.ts).
  */
-export function recordView(run: RunQuery, parts: StoreParts, reads?: TransactionReads): ReadView {
+export function recordView(run: RunQuery, parts: StoreParts, reads?: TransactionReads, batch?: ReadBatch): ReadView {
   const { statements, cache } = parts;
   const lock = reads !== undefined;
   const fetchSql = { locking: statements.fetch(true), plain: statements.fetch(false) };
 
-  /** The records with these (distinct) ids, fetching only what the cache lacks or holds at another version. */
-  const fetch = async (collection: CollectionName, ids: readonly string[], lockRows = lock): Promise<Map<string, object>> => {
-    const found = new Map<string, object>();
+  /**
+   * The records with these (distinct) ids, each with its version, fetching only what the cache
+   * lacks or holds at another version. For `versions` (`stampsOnly`), a record that cannot be
+   * decoded is answered by its version alone: reading it (get) fails, as it would have.
+   */
+  const fetch = async (
+    collection: CollectionName,
+    ids: readonly string[],
+    lockRows = lock,
+    stampsOnly = false,
+  ): Promise<Map<string, Seen>> => {
+    const found = new Map<string, Seen>();
     if (ids.length === 0) return found;
     const known = new Map<string, CachedRecord>();
     const versions = ids.map((id) => {
@@ -53,8 +73,11 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
       if (cached) known.set(id, cached);
       return cached?.version ?? null;
     });
-    const { rows } = await run(statements.named(lockRows ? fetchSql.locking : fetchSql.plain, [collection, ids.map(toText), versions]));
-    const fetched = rows as { id: string; version: string; body: string | null; lists?: string | null }[];
+    const fetched =
+      batch && !lockRows
+        ? await batch.rows(collection, ids.map(toText), versions)
+        : ((await run(statements.named(lockRows ? fetchSql.locking : fetchSql.plain, [collection, ids.map(toText), versions])))
+            .rows as unknown as FetchedRow[]);
     // A locking read that waited for another transaction's lock answers the row as that one left
     // it, but what else it reads comes from the snapshot it started with: the lists of the records
     // it locked are read by a second statement, which sees that transaction's rows. (Nobody changes
@@ -67,14 +90,26 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
       if (row.body === null) record = known.get(id)!.record;
       else {
         const text = lockedLists ? lockedLists.get(row.id) : row.lists;
-        const lists = text === null || text === undefined ? undefined : (JSON.parse(text) as Record<string, string[]>);
-        record = decodeRecord(collection, row.body, lists);
-        const items = lists ? Object.values(lists).reduce((sum, list) => sum + list.length, 0) : 0;
-        cache.set(cacheKey(collection, id), version, record, recordBytes(row.body, items));
+        try {
+          const lists = text === null || text === undefined ? undefined : (JSON.parse(text) as Record<string, string[]>);
+          record = decodeRecord(collection, row.body, lists);
+          const items = lists ? Object.values(lists).reduce((sum, list) => sum + list.length, 0) : 0;
+          cache.set(cacheKey(collection, id), version, record, recordBytes(row.body, items));
+        } catch (error) {
+          if (!stampsOnly) throw error;
+          found.set(id, { version });
+          batch?.see(cacheKey(collection, id), { version });
+          continue;
+        }
       }
-      found.set(id, record);
+      found.set(id, { version, record });
+      batch?.see(cacheKey(collection, id), { version, record });
     }
-    for (const id of ids) if (!found.has(id)) cache.delete(cacheKey(collection, id));
+    for (const id of ids) {
+      if (found.has(id)) continue;
+      cache.delete(cacheKey(collection, id));
+      batch?.see(cacheKey(collection, id), { version: undefined });
+    }
     return found;
   };
 
@@ -90,7 +125,7 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
 
   const getMany = async (collection: CollectionName, ids: readonly string[]): Promise<(object | undefined)[]> => {
     const wanted = [...new Set(ids)];
-    let held: Map<string, object> | undefined;
+    let held: Map<string, object | undefined> | undefined;
     if (reads) {
       // Locked by this transaction already: as it was read.
       held = new Map();
@@ -98,12 +133,19 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
         const record = reads.records.get(cacheKey(collection, id));
         if (record) held.set(id, record);
       }
+    } else if (batch) {
+      // Seen by this read already (absent, or decoded): as it was seen.
+      held = new Map();
+      for (const id of wanted) {
+        const seen = batch.seen(cacheKey(collection, id));
+        if (seen && (seen.record !== undefined || seen.version === undefined)) held.set(id, seen.record);
+      }
     }
     const found = await fetch(collection, held ? wanted.filter((id) => !held.has(id)) : wanted);
     if (reads) {
-      for (const id of wanted) if (!held!.has(id)) reads.records.set(cacheKey(collection, id), found.get(id));
+      for (const id of wanted) if (!held!.has(id)) reads.records.set(cacheKey(collection, id), found.get(id)?.record);
     }
-    return ids.map((id) => held?.get(id) ?? found.get(id));
+    return ids.map((id) => (held?.has(id) ? held.get(id) : found.get(id)?.record));
   };
 
   return {
@@ -134,7 +176,7 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
         else if (cached && cached.version === Number(row.version)) records.set(id, cached.record);
         else missing.push(id);
       });
-      for (const [id, record] of await fetch(collection, missing, false)) records.set(id, record);
+      for (const [id, { record }] of await fetch(collection, missing, false)) if (record) records.set(id, record);
       const answered: object[] = [];
       for (const id of ids) {
         const record = records.get(id);
@@ -152,8 +194,24 @@ export function recordView(run: RunQuery, parts: StoreParts, reads?: Transaction
     },
     async versions(collection, ids) {
       if (ids.length === 0) return [];
-      const { rows } = await run(statements.named(statements.versions, [collection, [...new Set(ids)].map(toText)]));
-      const stamps = new Map((rows as { id: string; version: string }[]).map((row) => [fromText(row.id), Number(row.version)]));
+      const stamps = new Map<string, number | undefined>();
+      let unseen = [...new Set(ids)];
+      if (batch) {
+        unseen = unseen.filter((id) => {
+          const seen = batch.seen(cacheKey(collection, id));
+          if (seen) stamps.set(id, seen.version);
+          return !seen;
+        });
+        if (unseen.length > 0 && unseen.length <= VERSIONS_WITH_RECORDS) {
+          const found = await fetch(collection, unseen, false, true);
+          for (const id of unseen) stamps.set(id, found.get(id)?.version);
+          unseen = [];
+        }
+      }
+      if (unseen.length > 0) {
+        const { rows } = await run(statements.named(statements.versions, [collection, unseen.map(toText)]));
+        for (const row of rows as { id: string; version: string }[]) stamps.set(fromText(row.id), Number(row.version));
+      }
       return ids.map((id) => stamps.get(id));
     },
   };

@@ -14,6 +14,11 @@ export class Statements {
    * never deadlock on each other.
    */
   readonly fetch: (lock: boolean) => string;
+  /**
+   * `fetch` without locking, of records of several collections: by collection ($1), id ($2) and
+   * cached version ($3), each row with its collection (see read-batch.ts).
+   */
+  readonly fetchAcross: string;
   /** The lists of records ($2) as a JSON object of field to items, by record. */
   readonly lists: string;
   /** A page of a collection's ids in insertion order: after `ord` $2, skipping $3, at most $4 (null: all). */
@@ -26,12 +31,21 @@ export class Statements {
    */
   readonly lockCollection = 'SELECT pg_advisory_xact_lock(hashtext($1), $2::int)';
   /**
-   * A transaction's writes but the list items it adds, in one statement: the put collections'
-   * advisory locks taken shared ($1, $2), list rows cleared ($3–$5: collection, id, field) or
-   * removed by item ($6–$9), records deleted ($10, $11) and records put ($12–$14: collection, id,
-   * body), each put with the next version (a new record's order too), in the order given. The data-modifying parts
-   * see the same snapshot, so they touch disjoint rows: a list is either cleared or removed from,
-   * a record either deleted or put.
+   * A transaction's writes, in one statement (one round trip, however many records): the put
+   * collections' advisory locks taken shared ($1, $2), list rows cleared ($3–$5: collection, id,
+   * field) or removed by item ($6–$9), records deleted ($10, $11), records put ($12–$14:
+   * collection, id, body), each with the next version (a new record's order too), in the order
+   * given, list rows added ($15–$18: per list its collection, id and field, and its items as a
+   * JSON array), and every record written logged in `changes` ($19, $20: collection, id) under the transaction's id. Answers that id on every row, with a row per record
+   * put (collection, id and version; one row of nulls when none was).
+   *
+   * The data-modifying parts see the same snapshot, so they touch disjoint rows: a list is either
+   * cleared, removed from or appended to, a record either deleted or put. The rows added go after
+   * every row the snapshot holds (also where the list is cleared: the rows it clears are still
+   * there to the statement, and a new row must not take the place of one being deleted). A list's
+   * last row is looked up once, before its rows are added (`lists`): looked up for each row added,
+   * it would pass over every row added before it, which the statement does not see, yet its index
+   * holds (quadratic: a conversation created with 20,000 messages took more than 30 s).
    *
    * The lists cleared are also named by `= ANY` of each column, which the planner estimates from
    * the values (a join with `unnest` it cannot see into): a new record (a message, whose lists
@@ -39,16 +53,6 @@ export class Statements {
    * every row, as if it had half of them.
    */
   readonly write: string;
-  /**
-   * List rows added: per list ($1–$3: collection, id, field), its items as a JSON array ($5), after
-   * its last row when appending ($4), else from 0 (its rows were cleared).
-   */
-  readonly addItems: string;
-  /**
-   * The records a transaction wrote ($1, $2: collection, id), logged in `changes` under its
-   * transaction id, which it answers. No notification is sent from the transaction (see `notify`).
-   */
-  readonly logChanges: string;
   /**
    * The change feed's wake-up to the listening instances, on a schema's channel, sent after a
    * commit in a transaction of its own. Not from the writing transaction: PostgreSQL holds one lock
@@ -90,6 +94,19 @@ export class Statements {
       FROM unnest($2::text[], $3::bigint[]) AS c(id, cached)
       JOIN ${schema}.records r ON r.collection = $1 AND r.id = c.id
       ${lock ? 'ORDER BY r.id FOR UPDATE OF r' : ''}`;
+    this.fetchAcross = `
+      SELECT r.collection, r.id, r.version::text AS version,
+        CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body,
+        CASE WHEN r.version = c.cached THEN NULL ELSE (
+          SELECT json_object_agg(f.field, f.items)::text FROM (
+            SELECT l.field, json_agg(l.item ORDER BY l.ord) AS items
+            FROM ${schema}.list_items l
+            WHERE l.collection = r.collection AND l.id = r.id
+            GROUP BY l.field
+          ) f
+        ) END AS lists
+      FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(collection, id, cached)
+      JOIN ${schema}.records r ON r.collection = c.collection AND r.id = c.id`;
     this.lists = `
       SELECT f.id, json_object_agg(f.field, f.items)::text AS lists FROM (
         SELECT l.id, l.field, json_agg(l.item ORDER BY l.ord) AS items
@@ -128,22 +145,20 @@ export class Statements {
         ) p
         ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body, version = excluded.version
         RETURNING collection, id, version
-      )
-      SELECT collection, id, version::text AS version FROM put`;
-    this.addItems = `
-      INSERT INTO ${schema}.list_items (collection, id, field, ord, item)
-      SELECT d.c, d.i, d.f,
-        e.n - 1 + CASE WHEN d.a THEN coalesce((
+      ), lists AS MATERIALIZED (
+        SELECT d.c, d.i, d.f, d.items, coalesce((
           SELECT max(l.ord) + 1 FROM ${schema}.list_items l WHERE l.collection = d.c AND l.id = d.i AND l.field = d.f
-        ), 0) ELSE 0 END,
-        e.item
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[]) AS d(c, i, f, a, items)
-      CROSS JOIN LATERAL json_array_elements_text(d.items::json) WITH ORDINALITY AS e(item, n)`;
-    this.logChanges = `
-      WITH logged AS (
-        INSERT INTO ${schema}.changes (collection, id) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING xid
+        ), 0) AS start
+        FROM unnest($15::text[], $16::text[], $17::text[], $18::text[]) AS d(c, i, f, items)
+      ), added AS (
+        INSERT INTO ${schema}.list_items (collection, id, field, ord, item)
+        SELECT s.c, s.i, s.f, s.start + e.n - 1, e.item
+        FROM lists s CROSS JOIN LATERAL json_array_elements_text(s.items::json) WITH ORDINALITY AS e(item, n)
+      ), logged AS (
+        INSERT INTO ${schema}.changes (collection, id) SELECT * FROM unnest($19::text[], $20::text[])
       )
-      SELECT (SELECT xid::text FROM logged LIMIT 1) AS xid`;
+      SELECT put.collection, put.id, put.version::text AS version, x.xid
+      FROM (SELECT pg_current_xact_id()::text AS xid) x LEFT JOIN put ON true`;
     // A row (xid null) even when there is no change, for xmin: a second statement's xmin could
     // pass a transaction that committed between the two.
     this.pollChanges = `

@@ -17,8 +17,8 @@ const BEGIN = `BEGIN; SET LOCAL plan_cache_mode = ${PLAN_CACHE_MODE}`;
 
 /** What the change feed learns of this process's transactions (see change-feed.ts). */
 export interface CommitObserver {
-  /** Transaction `xid` is about to commit: a poll that finds it meanwhile leaves it to {@link committed}. */
-  committing(xid: bigint): void;
+  /** Transaction `xid`, which wrote `changes`, is about to commit: a poll that finds it meanwhile leaves it to {@link committed}. */
+  committing(xid: bigint, changes: readonly RecordChange[]): void;
   /** It committed, with these writes (as it left them); or, with undefined, its commit failed (it may have committed or not). */
   committed(xid: bigint, changes: readonly RecordChange[] | undefined): void | Promise<void>;
 }
@@ -93,7 +93,7 @@ async function attemptOnce<T>(
     if (failed !== undefined) return { ok: false, error: failed };
     const written = changes();
     const committed = await commitWrites(run, parts, written, reads);
-    if (committed.xid !== undefined && observer) observer.committing((committing = committed.xid));
+    if (committed.xid !== undefined && observer) observer.committing((committing = committed.xid), written);
     await run('COMMIT');
     open = false;
     // Committed: the cache learns the new versions (a deleted record is forgotten).
