@@ -15,7 +15,7 @@ const searchFor = (query: string) => ({ engines: { iterable: [{ query }] } });
 const found = async (service: Service, query: string) =>
   (await service.searchMessages(searchFor(query))).iterable.map((hit) => hit.identifier);
 
-describe('JSON-file store: a message value updated many times', () => {
+describe('JSON-file store: a message value updated many times, an annotation edited, scores', () => {
   it('is kept, and searched, as last written across compactions and a restart', async () => {
     const file = path.join(await tempDir('cms-message-updates-'), 'db.json');
     // A tiny threshold: a compaction every few writes.
@@ -32,7 +32,15 @@ describe('JSON-file store: a message value updated many times', () => {
       text = `${chunk === 20 ? 'restarted' : text} ${chunk < 20 ? 'wolf' : 'chunk'}${chunk} ${'filler '.repeat(20)}`;
       await service.updateMessageValue({ id: reply.id, fragment: { string: { raw: text } } });
     }
+    // Written to the journal as patches of the stored records (their text, their score).
+    const note = await service.createAnnotation({ type: 'SUMMARY', text: 'a walrus story', conversation: conversation.id });
+    await service.updateAnnotation({ id: note.id, text: 'a narwhal story', favorited: true });
+    await service.incrementAnnotationScores(note.id, { annotation: { reuse: true } });
+    await service.incrementMessageScores(reply.id, { conversationMessage: { searched: true } });
     const check = async () => {
+      expect(await service.getAnnotation(note.id)).toMatchObject({ text: 'a narwhal story', favorited: true, score: { reuse: 1 } });
+      expect((await service.searchAnnotations(searchFor('walrus'))).iterable).toEqual([]);
+      expect((await service.getMessage(reply.id)).score).toMatchObject({ searched: 1 });
       expect((await service.getMessage(reply.id)).fragment?.string?.raw).toBe(text);
       expect(await found(service, 'chunk39')).toEqual([reply.id]);
       expect(await found(service, 'chunk25')).toEqual([reply.id]);
