@@ -1,9 +1,11 @@
 import type { z } from 'zod';
+import type { annotationUpdateSchema } from './schemas/annotation-inputs.js';
 import type {
   conversationSummarizeInputSchema,
   conversationUpdateSchema,
   seededScoreIncrementSchema,
 } from './schemas/conversation-inputs.js';
+import type { messageUpdateSchema, messageValueUpdateSchema } from './schemas/message-inputs.js';
 import type { modelDeleteCacheInputSchema, modelUpdateSchema, seededModelSchema } from './schemas/models.js';
 import type { searchInputSchema } from './schemas/search.js';
 import type {
@@ -32,6 +34,12 @@ export type SeededAnnotationInput = z.input<typeof seededAnnotationSchema>;
 export type ConversationUpdateInput = z.input<typeof conversationUpdateSchema>;
 export type ConversationSummarizeInput = z.input<typeof conversationSummarizeInputSchema>;
 export type SeededScoreIncrementInput = z.input<typeof seededScoreIncrementSchema>;
+/** What `updateMessage` takes: a ConversationMessage with its id (only the fields it changes need be given). */
+export type MessageUpdateInput = z.input<typeof messageUpdateSchema>;
+/** What `updateMessageValue` takes: a ConversationMessage's id and its new `fragment`. */
+export type MessageValueUpdateInput = z.input<typeof messageValueUpdateSchema>;
+/** What `updateAnnotation` takes: an Annotation with its id (only the fields it changes need be given). */
+export type AnnotationUpdateInput = z.input<typeof annotationUpdateSchema>;
 export type SeededModelInput = z.input<typeof seededModelSchema>;
 export type ModelUpdateInput = z.input<typeof modelUpdateSchema>;
 export type ModelDeleteCacheInput = z.input<typeof modelDeleteCacheInputSchema>;

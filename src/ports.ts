@@ -228,6 +228,12 @@ export interface TextSearch {
   /** Conversations that match (by their messages, name and annotations), best first, with their best messages. */
   searchConversations(query: TextQuery): Promise<ConversationHit[]>;
   /**
+   * Annotations that match, best first; only one conversation's when `query.conversation` names
+   * it. Optional: without it, annotations are searched through {@link searchConversations} (the
+   * best annotations of each conversation found; an annotation of no conversation is not found).
+   */
+  searchAnnotations?(query: TextQuery): Promise<TextHit[]>;
+  /**
    * Every document the index holds: what an index kept beside it checks itself against at start.
    * It holds at least every batch of {@link Repository.changes} delivered before the call.
    */

@@ -96,6 +96,7 @@ export interface AnnotationRecord extends BaseRecord {
   readonly conversation?: string;
   /** For summaries: the messages the text covers. */
   readonly messages: readonly string[];
+  readonly score?: Score;
 }
 
 export interface AnchorRecord extends BaseRecord {
@@ -166,6 +167,7 @@ export interface ModelRecord {
   readonly maxTokens?: Readonly<Record<string, unknown>>;
   readonly custom?: boolean;
   readonly capabilities?: Readonly<Record<string, unknown>>;
+  readonly score?: Score;
 }
 
 /** Every collection the repository holds, by name. */

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { healthOf, type ServiceHealth } from './health.js';
 import type {
+  AnnotationUpdateInput,
   ConversationSummarizeInput,
   ConversationUpdateInput,
+  MessageUpdateInput,
+  MessageValueUpdateInput,
   ModelDeleteCacheInput,
   ModelUpdateInput,
   SearchInput,
@@ -22,15 +25,18 @@ import { LINK_KINDS, type LinkKind } from './links.js';
 import { type DownloadOptions, resolveDownloadOptions } from './models/download-options.js';
 import { createDownloads } from './models/downloads.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
+import * as annotationOps from './operations/annotations.js';
 import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
 import type { JsonPage } from './operations/conversations.js';
 import * as conversations from './operations/conversations.js';
+import * as grounded from './operations/grounded-conversations.js';
 import * as links from './operations/links.js';
+import * as messageOps from './operations/messages.js';
 import * as lifecycle from './operations/model-lifecycle.js';
 import * as models from './operations/models.js';
 import type { RecordKindName } from './operations/record-kinds.js';
 import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
-import { incrementConversationScores } from './operations/scores.js';
+import { incrementConversationScores, incrementModelScores, incrementScores, SCORED } from './operations/scores.js';
 import * as search from './operations/search.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
 import type { Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
@@ -44,14 +50,17 @@ import type {
   Annotation,
   Asset,
   Conversation,
+  ConversationCreatedOutput,
   ConversationMessage,
   ConversationMessages,
   ConversationSummarizeOutput,
+  FlattenedConversations,
   ListOf,
   Model,
   ModelDeleteCacheOutput,
   ModelDownloadProgress,
   Range,
+  SearchedAnnotations,
   SearchedConversationMessages,
   SearchedConversations,
   Website,
@@ -156,6 +165,14 @@ export interface Service extends LinkMethods {
   summarizeConversation(conversation: string, input?: ConversationSummarizeInput): Promise<ConversationSummarizeOutput>;
   updateConversation(conversation: ConversationUpdateInput, options?: ReadOptions): Promise<Conversation>;
   incrementConversationScores(conversation: string, increment?: SeededScoreIncrementInput): Promise<void>;
+  /** Every conversation's id, oldest first. */
+  listConversationIdentifiers(): Promise<FlattenedConversations>;
+  /** Starts a conversation linked both ways to an asset, named as it is (no message is written). NOT_FOUND for an unknown asset. */
+  createConversationFromAsset(asset: string): Promise<ConversationCreatedOutput>;
+  /** Starts a conversation linked both ways to a workstream summary, named as it is. NOT_FOUND for an unknown summary. */
+  createConversationFromWorkstreamSummary(summary: string): Promise<ConversationCreatedOutput>;
+  /** What the client calls when its input gets focus: checks the conversation exists; nothing to prepare here. */
+  prepareConversation(conversation: string): Promise<void>;
   /** Links a conversation to a record of `kind`; the `associateX` methods are shorthands. */
   associate(kind: LinkKind, conversation: string, target: string): Promise<void>;
   disassociate(kind: LinkKind, conversation: string, target: string): Promise<void>;
@@ -166,6 +183,8 @@ export interface Service extends LinkMethods {
   searchConversationMessages(conversation: string, input: SearchInput, options?: ListOptions): Promise<SearchedConversationMessages>;
   /** Messages of every conversation that match, best first. */
   searchMessages(input: SearchInput, options?: ListOptions): Promise<SearchedConversationMessages>;
+  /** Annotations that match by their text, best first (`embeddings` engines run as full text). */
+  searchAnnotations(input: SearchInput, options?: ListOptions): Promise<SearchedAnnotations>;
   // The spec's model operations
   createModel(seed: SeededModelInput): Promise<Model>;
   deleteModel(model: string): Promise<void>;
@@ -187,12 +206,24 @@ export interface Service extends LinkMethods {
   modelDownloadProgress(model: string): Promise<ModelDownloadProgress>;
   /** Changes a custom model's fields; the body is a Model with its id. */
   updateModel(model: ModelUpdateInput): Promise<Model>;
+  /** Adds to a custom model's score (`increment.model`); a built-in or runtime model's increment is checked, not counted. */
+  incrementModelScores(model: string, increment?: SeededScoreIncrementInput): Promise<void>;
   // What the spec's operations act on
   createConversation(seed: SeededConversationInput, options?: ReadOptions): Promise<Conversation>;
   listConversations(options?: ListOptions): Promise<ListOf<Conversation>>;
   deleteConversation(conversation: string): Promise<void>;
   createMessage(seed: SeededConversationMessageInput, options?: ReadOptions): Promise<ConversationMessage>;
   deleteMessage(message: string): Promise<void>;
+  /** One message, with the summaries that cover it; NOT_FOUND for an unknown id. */
+  getMessage(message: string, options?: ReadOptions): Promise<ConversationMessage>;
+  /** The messages of every conversation, oldest first (paged with limit and offset). */
+  listMessages(options?: ListOptions): Promise<ConversationMessages>;
+  /** Changes a message's fragment, role, sentiment, model or deleted; re-indexed for search at once. */
+  updateMessage(message: MessageUpdateInput, options?: ReadOptions): Promise<ConversationMessage>;
+  /** Sets a message's value (its fragment): a streamed reply that grew, a prompt edited. Re-indexed for search at once. */
+  updateMessageValue(message: MessageValueUpdateInput, options?: ReadOptions): Promise<ConversationMessage>;
+  /** Adds one to each field of the message's score set in `increment.conversationMessage`. */
+  incrementMessageScores(message: string, increment?: SeededScoreIncrementInput): Promise<void>;
   createAnchor(seed: SeededAnchorInput): Promise<Anchor>;
   listAnchors(options?: ListOptions): Promise<ListOf<Anchor>>;
   deleteAnchor(anchor: string): Promise<void>;
@@ -211,6 +242,12 @@ export interface Service extends LinkMethods {
   createAnnotation(seed: SeededAnnotationInput): Promise<Annotation>;
   listAnnotations(options?: ListOptions): Promise<ListOf<Annotation>>;
   deleteAnnotation(annotation: string): Promise<void>;
+  /** One annotation; NOT_FOUND for an unknown id. */
+  getAnnotation(annotation: string): Promise<Annotation>;
+  /** Changes an annotation's text, type, mechanism, favorited or model (a summary edited); re-indexed for search at once. */
+  updateAnnotation(annotation: AnnotationUpdateInput): Promise<Annotation>;
+  /** Adds one to each field of the annotation's score set in `increment.annotation`. */
+  incrementAnnotationScores(annotation: string, increment?: SeededScoreIncrementInput): Promise<void>;
   /**
    * Whether what the service stores is sound: `status` is `ok`, or `damaged` once stored data was
    * found damaged, with the store's check (how far it got, which files are damaged, where) when
@@ -316,11 +353,16 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     summarizeConversation: (id, input) => summarizeConversation(ctx, id, input),
     updateConversation: (body, read) => conversations.updateConversation(ctx, body, read),
     incrementConversationScores: (id, increment) => incrementConversationScores(ctx, id, increment),
+    listConversationIdentifiers: () => conversations.listConversationIdentifiers(ctx),
+    createConversationFromAsset: (id) => grounded.createConversationFromAsset(ctx, id),
+    createConversationFromWorkstreamSummary: (id) => grounded.createConversationFromWorkstreamSummary(ctx, id),
+    prepareConversation: (id) => conversations.prepareConversation(ctx, id),
     associate: (kind, conversation, target) => links.associate(ctx, kind, conversation, target),
     disassociate: (kind, conversation, target) => links.disassociate(ctx, kind, conversation, target),
     searchConversations: (input, read) => search.searchConversations(searching, input, read),
     searchConversationMessages: (id, input, read) => search.searchConversationMessages(searching, id, input, read),
     searchMessages: (input, read) => search.searchMessages(searching, input, read),
+    searchAnnotations: (input, read) => search.searchAnnotations(searching, input, read),
     createModel: (seed) => models.createModel(ctx, seed),
     deleteModel: (id) => models.deleteModel(ctx, id),
     deleteModelCache: (id, input) => models.deleteModelCache(ctx, id, input),
@@ -333,11 +375,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     cancelModelDownload: (id) => lifecycle.cancelDownload(ctx, id),
     modelDownloadProgress: (id) => lifecycle.downloadProgress(ctx, id),
     updateModel: (body) => lifecycle.updateModel(ctx, body),
+    incrementModelScores: (id, increment) => incrementModelScores(ctx, id, increment),
     createConversation: (seed, read) => conversations.createConversation(ctx, seed, read),
     listConversations: (read) => conversations.listConversations(ctx, read),
     deleteConversation: (id) => conversations.deleteConversation(ctx, id),
     createMessage: messages.create,
     deleteMessage: messages.delete,
+    getMessage: (id, read) => messageOps.getMessage(ctx, id, read),
+    listMessages: (read) => messageOps.listMessages(ctx, read),
+    updateMessage: (body, read) => messageOps.updateMessage(ctx, body, read),
+    updateMessageValue: (body, read) => messageOps.updateMessageValue(ctx, body, read),
+    incrementMessageScores: (id, increment) => incrementScores(ctx, SCORED.message, id, increment),
     createAnchor: anchors.create,
     listAnchors: anchors.list,
     deleteAnchor: anchors.delete,
@@ -356,6 +404,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     createAnnotation: annotations.create,
     listAnnotations: annotations.list,
     deleteAnnotation: annotations.delete,
+    getAnnotation: (id) => annotationOps.getAnnotation(ctx, id),
+    updateAnnotation: (body) => annotationOps.updateAnnotation(ctx, body),
+    incrementAnnotationScores: (id, increment) => incrementScores(ctx, SCORED.annotation, id, increment),
     health: async () => healthOf(store),
     close: async () => {
       await vectors?.close();

@@ -65,6 +65,12 @@ export type SearchedConversationMessage = z.output<typeof answers.searchedConver
 /** What `searchMessages` and `searchConversationMessages` answer. */
 export type SearchedConversationMessages = z.output<typeof answers.searchedConversationMessagesSchema>;
 export type SearchedAnnotation = z.output<typeof answers.searchedAnnotationSchema>;
+/** What `searchAnnotations` answers. */
+export type SearchedAnnotations = z.output<typeof answers.searchedAnnotationsSchema>;
+/** Every conversation's id: what `listConversationIdentifiers` answers. */
+export type FlattenedConversations = z.output<typeof answers.flattenedConversationsSchema>;
+/** The conversation a create from an asset or a workstream summary made. */
+export type ConversationCreatedOutput = z.output<typeof answers.conversationCreatedOutputSchema>;
 /** A conversation a search found, with its best matching messages and annotations. */
 export type SearchedConversation = z.output<typeof answers.searchedConversationSchema>;
 /** What `searchConversations` answers. */

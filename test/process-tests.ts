@@ -41,6 +41,7 @@ export const PROCESS_TESTS = [
   'test/storage/postgres-round-trips.test.ts', // a PostgreSQL server
   'test/storage/postgres-feed.test.ts', // a PostgreSQL server, two stores on it
   'test/storage/postgres-backfill.test.ts', // a PostgreSQL server, two stores migrating one schema at once
+  'test/storage/postgres-message-updates.test.ts', // a PostgreSQL server, two stores on it
   'test/cli/postgres-store.test.ts', // the command's serve and store copy, on a PostgreSQL server
   'test/conformance/postgres-instances.test.ts', // two of the command's serve on a PostgreSQL server, one killed
   'test/search/postgres-search.test.ts', // a PostgreSQL server, the store's own search against the embedded index

@@ -1,6 +1,7 @@
 import { SERVICE_VERSION } from '../../src/index.js';
 import { healthText } from './health-text.js';
 import { LINK_ROUTES, linkRoutes } from './link-routes.js';
+import { messageRoutes } from './message-routes.js';
 import { RECORD_ROUTES, recordRoutes } from './record-routes.js';
 import { param, readJsonBody, readListOptions, readTransferables } from './request.js';
 import { type Route, route } from './route.js';
@@ -51,6 +52,35 @@ export const ROUTES: readonly Route[] = [
     answer: 'Conversation',
     errors: ['UNPROCESSABLE'],
     call: (service, c) => service.createConversation(readJsonBody(c), readTransferables(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/conversations/create/from_asset/:asset',
+    operationId: 'conversationsCreateFromAsset',
+    tag: 'Conversations',
+    summary: 'Start a conversation grounded in an asset: named as it is, linked to it both ways. No message is written.',
+    answer: 'ConversationCreatedOutput',
+    errors: NOT_FOUND,
+    call: (service, c) => service.createConversationFromAsset(param(c, 'asset')),
+  }),
+  route({
+    method: 'post',
+    path: '/conversations/create/from_workstream_summary/:workstream_summary',
+    operationId: 'conversationsCreateFromWorkstreamSummary',
+    tag: 'Conversations',
+    summary: 'Start a conversation grounded in a workstream summary: named as it is, linked to it both ways.',
+    answer: 'ConversationCreatedOutput',
+    errors: NOT_FOUND,
+    call: (service, c) => service.createConversationFromWorkstreamSummary(param(c, 'workstream_summary')),
+  }),
+  route({
+    method: 'get',
+    path: '/conversations/identifiers',
+    operationId: 'conversationsIdentifiersSnapshot',
+    tag: 'Conversations',
+    summary: "Every conversation's id, oldest first.",
+    answer: 'FlattenedConversations',
+    call: (service) => service.listConversationIdentifiers(),
   }),
   route({
     method: 'get',
@@ -180,6 +210,18 @@ export const ROUTES: readonly Route[] = [
     call: (service, c) => service.incrementConversationScores(param(c, 'conversation'), readJsonBody(c)),
   }),
 
+  route({
+    method: 'post',
+    path: '/conversation/:conversation/prepare',
+    operationId: 'conversationSpecificConversationPrepare',
+    tag: 'Conversation',
+    summary:
+      "What the client calls when a conversation's input gets focus, for a copilot to warm up. Nothing is held per conversation here: checks that it exists and changes nothing.",
+    answer: 'none',
+    errors: NOT_FOUND,
+    call: (service, c) => service.prepareConversation(param(c, 'conversation')),
+  }),
+
   // Links: one route per verb of each link kind.
   ...linkRoutes(),
 
@@ -207,6 +249,7 @@ export const ROUTES: readonly Route[] = [
     errors: ['NOT_FOUND', 'DATA_DAMAGED'],
     call: (service, c) => service.deleteMessage(param(c, 'message')),
   }),
+  ...messageRoutes(),
   ...recordRoutes(),
 
   // Models
@@ -270,6 +313,18 @@ export const ROUTES: readonly Route[] = [
     answer: 'Model',
     errors: MODEL_ERRORS,
     call: (service, c) => service.updateModel(readJsonBody(c)),
+  }),
+  route({
+    method: 'post',
+    path: '/model/:model/scores/increment',
+    operationId: 'modelScoresIncrement',
+    tag: 'Model',
+    summary:
+      "Add one to each score field set to true in the body's `model`. Counted for custom models; a built-in or runtime model's increment is checked and not counted (its record is not stored).",
+    body: { schema: 'SeededScoreIncrement' },
+    answer: 'none',
+    errors: NOT_FOUND,
+    call: (service, c) => service.incrementModelScores(param(c, 'model'), readJsonBody(c)),
   }),
   route({
     method: 'post',

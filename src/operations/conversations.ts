@@ -255,3 +255,19 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
   const snapshot = await ctx.repository.read((view) => conversationSnapshot(view, conversation));
   return renderConversationInSlices(snapshot, render);
 }
+
+/** Every conversation's id, oldest first: what an app lists before it fetches the ones it shows. */
+export async function listConversationIdentifiers(ctx: OperationContext): Promise<{ iterable: { id: string }[] }> {
+  const { records } = await ctx.repository.read((view) => view.list('conversations'));
+  return { iterable: records.map((record) => ({ id: record.id })) };
+}
+
+/**
+ * What the official client calls when the user focuses a conversation's input, so that a copilot
+ * can warm up for it. This service holds nothing per conversation to prepare (a model is loaded
+ * with `loadModel`): it checks that the conversation exists (NOT_FOUND if not) and changes nothing.
+ */
+export async function prepareConversation(ctx: OperationContext, conversationId: string): Promise<void> {
+  const id = parseId(conversationId, 'conversation id');
+  await ctx.repository.read((view) => mustGet(view, 'conversations', id, 'conversation'));
+}

@@ -1,7 +1,8 @@
-import type { Score } from '../records.js';
-import { type SeededScore, seededScoreIncrementSchema } from '../schemas/conversation-inputs.js';
+import type { CollectionName, Score } from '../records.js';
+import { type SeededScore, type SeededScoreIncrement, seededScoreIncrementSchema } from '../schemas/conversation-inputs.js';
 import { parseInput } from '../validate.js';
 import { mustGet, type OperationContext, parseId } from './context.js';
+import { findModel } from './model-lifecycle.js';
 
 /**
  * Adds one to each score field set to true in `increment.conversation` (an absent score starts at
@@ -9,14 +10,50 @@ import { mustGet, type OperationContext, parseId } from './context.js';
  * edit, so `updated` does not change.
  */
 export async function incrementConversationScores(ctx: OperationContext, conversationId: string, increment?: unknown): Promise<void> {
-  const id = parseId(conversationId, 'conversation id');
+  await incrementScores(ctx, SCORED.conversation, conversationId, increment);
+}
+
+/** What a scores/increment route counts on: the record's collection, its name, and the key of the increment that acts on it. */
+export interface ScoredKind {
+  readonly collection: Extract<CollectionName, 'conversations' | 'messages' | 'annotations' | 'models'>;
+  readonly resource: string;
+  readonly key: keyof SeededScoreIncrement;
+}
+
+/** The records that keep a score, each with the SeededScoreIncrement key the official client sends for it. */
+export const SCORED = {
+  conversation: { collection: 'conversations', resource: 'conversation', key: 'conversation' },
+  message: { collection: 'messages', resource: 'message', key: 'conversationMessage' },
+  annotation: { collection: 'annotations', resource: 'annotation', key: 'annotation' },
+  model: { collection: 'models', resource: 'model', key: 'model' },
+} as const satisfies Record<string, ScoredKind>;
+
+/**
+ * Adds one to each field set to true in `increment[kind.key]` of the record's score, in one
+ * transaction (concurrent increments add up). The other keys are validated and ignored, as the
+ * route names no record of theirs. NOT_FOUND for an unknown record; `updated` does not change.
+ */
+export async function incrementScores(ctx: OperationContext, kind: ScoredKind, recordId: string, increment?: unknown): Promise<void> {
+  const id = parseId(recordId, `${kind.resource} id`);
   const input = parseInput(seededScoreIncrementSchema.optional(), increment, 'SeededScoreIncrement');
   await ctx.repository.transact(async (tx) => {
-    const conversation = await mustGet(tx, 'conversations', id, 'conversation');
-    const seeded = input?.conversation;
+    const record = await mustGet(tx, kind.collection, id, kind.resource);
+    const seeded = input?.[kind.key];
     if (!seeded) return;
-    tx.put('conversations', { ...conversation, score: addScore(conversation.score, seeded) });
+    tx.put(kind.collection, { ...record, score: addScore(record.score, seeded) } as never);
   });
+}
+
+/**
+ * Adds to a model's score as {@link incrementScores} does. Scores are kept for custom models, the
+ * models stored in the repository; a built-in model or one a runtime offers is not stored, so its
+ * increment is checked (NOT_FOUND for an unknown id, INVALID_INPUT for a bad body) and not counted.
+ */
+export async function incrementModelScores(ctx: OperationContext, modelId: string, increment?: unknown): Promise<void> {
+  const id = parseId(modelId, 'model id');
+  parseInput(seededScoreIncrementSchema.optional(), increment, 'SeededScoreIncrement');
+  const { origin } = await findModel(ctx, id);
+  if (origin === 'custom') await incrementScores(ctx, SCORED.model, id, increment);
 }
 
 function addScore(score: Score | undefined, seeded: SeededScore): Score {

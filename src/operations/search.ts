@@ -10,6 +10,7 @@ import { Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type {
   SearchedAnnotation,
+  SearchedAnnotations,
   SearchedConversation,
   SearchedConversationMessage,
   SearchedConversationMessages,
@@ -33,7 +34,7 @@ interface Found {
   readonly conversation?: ConversationHit;
 }
 
-type Scope = { kind: 'messages'; conversation?: string } | { kind: 'conversations' };
+type Scope = { kind: 'messages'; conversation?: string } | { kind: 'conversations' } | { kind: 'annotations' };
 
 /** What a search needs besides its input: the index, and where to say that an engine fell back. */
 export interface SearchContext {
@@ -166,6 +167,53 @@ export async function searchConversations(sc: SearchContext, input: unknown, opt
   return withNext(plan.withSkipped({ iterable }), found.length, page.offset + page.limit);
 }
 
+/**
+ * Annotations that match the input, best first, a page at a time: their text alone is searched
+ * (scored as messages are). `embeddings` engines run as full text here: the vectors of meaning
+ * hold messages and conversations, not annotations.
+ */
+export async function searchAnnotations(sc: SearchContext, input: unknown, options?: ListOptions): Promise<SearchedAnnotations> {
+  const page = pageOptions({ ...options, limit: options?.limit ?? DEFAULT_SEARCH_LIMIT });
+  const parsed = parseInput(searchInputSchema, input, 'SearchInput');
+  const plan = new Plan(sc, { kind: 'annotations' }, page.offset + page.limit);
+  const found = await plan.run(parsed.engines, 0);
+  const slice = found.slice(page.offset, page.offset + page.limit);
+  const records = await sc.ctx.repository.read((view) =>
+    view.getMany(
+      'annotations',
+      slice.map((hit) => hit.id),
+    ),
+  );
+  plan.budget.spend(
+    'recordChars',
+    sumOf(records, (record) => record?.text.length ?? 0),
+  );
+  const matcher = new QueryMatcher(plan.queries);
+  const iterable: SearchedAnnotation[] = [];
+  for (const [i, hit] of slice.entries()) {
+    if (plan.slices.due) await plan.slices.next();
+    const record = records[i];
+    if (!record) continue;
+    const searched = searchedAnnotation(hit, record, matcher, page.transferables);
+    if (hit.temporal) searched.temporal = true;
+    iterable.push(searched);
+  }
+  return withNext({ iterable }, found.length, page.offset + page.limit);
+}
+
+/**
+ * The annotations a text query finds: the index's own search of them, or for an index without
+ * one, the best annotations of each conversation it finds (see `TextSearch.searchAnnotations`).
+ */
+async function annotationHits(search: TextSearch, query: TextQuery): Promise<TextHit[]> {
+  if (search.searchAnnotations) return search.searchAnnotations(query);
+  const conversations = await search.searchConversations(query);
+  return conversations
+    .flatMap((hit) => hit.annotations)
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, query.limit);
+}
+
 function withNext<T extends object>(answer: T, total: number, end: number): T & { next?: number } {
   return end < total ? { ...answer, next: end } : answer;
 }
@@ -240,7 +288,8 @@ class Plan {
 
   async #engine(engine: SearchEngineInput, depth: number): Promise<Found[]> {
     const query = engine.query?.trim() ?? '';
-    const byMeaning = engine.embeddings && query !== '' ? await this.#byMeaning(query, engine) : undefined;
+    const byMeaning =
+      engine.embeddings && query !== '' && this.scope.kind !== 'annotations' ? await this.#byMeaning(query, engine) : undefined;
     const temporal = engine.temporal !== undefined;
     const textQuery: TextQuery = {
       text: query,
@@ -265,7 +314,10 @@ class Plan {
               temporal,
               conversation: hit,
             }))
-          : (await this.sc.search.searchMessages(textQuery)).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal }));
+          : (this.scope.kind === 'annotations'
+              ? await annotationHits(this.sc.search, textQuery)
+              : await this.sc.search.searchMessages(textQuery)
+            ).map((hit) => ({ id: hit.id, similarity: hit.similarity, temporal }));
     } else if (query !== '') found = [];
     // By meaning too: what the words found, and what the vectors found, each at its best similarity.
     if (byMeaning) found = await union([found ?? [], byMeaning], this.slices);
@@ -292,7 +344,7 @@ class Plan {
     const hits = vectors
       ? await vectors.search(query, {
           limit: CANDIDATES,
-          scope: this.scope.kind,
+          scope: this.scope.kind === 'conversations' ? 'conversations' : 'messages',
           slices: this.slices,
           ...(this.scope.kind === 'messages' && this.scope.conversation !== undefined ? { conversation: this.scope.conversation } : {}),
         })
@@ -350,6 +402,14 @@ class Plan {
     const ids = found.map((hit) => hit.id);
     const matcher = new QueryMatcher([query]);
     const slices = this.slices;
+    if (this.scope.kind === 'annotations') {
+      const records = await this.sc.ctx.repository.read((view) => view.getMany('annotations', ids));
+      this.budget.spend(
+        'recordChars',
+        sumOf(records, (record) => record?.text.length ?? 0),
+      );
+      return found.filter((_, i) => matcher.holds(records[i]?.text ?? ''));
+    }
     if (this.scope.kind === 'messages') {
       const records = await this.sc.ctx.repository.read((view) => readSkippingDamaged(view, 'messages', ids, this.skipped));
       this.budget.spend(
@@ -472,7 +532,12 @@ function searchedMessage(
   return searched;
 }
 
-function searchedAnnotation(hit: TextHit, record: AnnotationRecord, matcher: QueryMatcher, transferables: boolean): SearchedAnnotation {
+function searchedAnnotation(
+  hit: Pick<TextHit, 'similarity'>,
+  record: AnnotationRecord,
+  matcher: QueryMatcher,
+  transferables: boolean,
+): SearchedAnnotation {
   const searched: SearchedAnnotation = {
     exact: matcher.holds(record.text),
     similarity: round(hit.similarity),

@@ -100,6 +100,7 @@ export const annotationAnswerSchema = z.object({
   favorited: z.boolean().optional(),
   model: ref.optional(),
   conversation: ref.optional(),
+  score: scoreSchema.optional(),
   messages: flatReferences.optional(),
 });
 
@@ -219,6 +220,7 @@ export const modelAnswerSchema = z.object({
   maxTokens: free.optional(),
   custom: z.boolean().optional(),
   capabilities: free.optional(),
+  score: scoreSchema.optional().describe('Kept for custom models (see scores/increment).'),
   loadFailure: modelFailureAnswerSchema
     .optional()
     .describe('Set while the model is marked failed to load: it is not loaded again until its files change or it is loaded explicitly.'),
@@ -253,6 +255,10 @@ export const searchedConversationMessagesSchema = z.object({
   skipped,
 });
 export const searchedAnnotationSchema = z.object({ annotation: annotationAnswerSchema.optional(), ...searchedFields, snippet });
+export const searchedAnnotationsSchema = z.object({
+  iterable: z.array(searchedAnnotationSchema),
+  next: z.number().int().optional().describe('When there are more results: the `offset` of the next page.'),
+});
 export const searchedConversationSchema = z.object({
   conversation: conversationAnswerSchema.optional(),
   messages: searchedConversationMessagesSchema.optional(),
@@ -277,6 +283,13 @@ export const annotationsAnswerSchema = listAnswerSchema(annotationAnswerSchema);
 export const conversationSummarizeOutputSchema = z
   .object({ conversation: ref, annotation: ref })
   .describe('The conversation and the SUMMARY annotation made for it.');
+
+/** What `GET /conversations/identifiers` answers: every conversation's id, oldest first. */
+export const flattenedConversationsSchema = z.object({ iterable: z.array(z.object({ id: z.string() })) });
+
+export const conversationCreatedOutputSchema = z
+  .object({ conversation: ref })
+  .describe('The conversation made (ConversationsCreateFromAssetOutput, ConversationsCreateFromWorkstreamSummaryOutput).');
 
 export const modelDeleteCacheOutputSchema = z.object({ model: ref });
 
@@ -360,11 +373,14 @@ export const answerSchemas = {
   WorkstreamSummaries: workstreamSummariesAnswerSchema,
   Annotations: annotationsAnswerSchema,
   ConversationSummarizeOutput: conversationSummarizeOutputSchema,
+  FlattenedConversations: flattenedConversationsSchema,
+  ConversationCreatedOutput: conversationCreatedOutputSchema,
   ModelDeleteCacheOutput: modelDeleteCacheOutputSchema,
   ModelDownloadProgress: modelDownloadProgressSchema,
   SearchedConversationMessage: searchedConversationMessageSchema,
   SearchedConversationMessages: searchedConversationMessagesSchema,
   SearchedAnnotation: searchedAnnotationSchema,
+  SearchedAnnotations: searchedAnnotationsSchema,
   SearchedConversation: searchedConversationSchema,
   SearchedConversations: searchedConversationsSchema,
   SkippedRecord: skippedRecordAnswerSchema,

@@ -1,6 +1,8 @@
 // The zod schemas that check every input, by name. Values only: a namespace export that also
 // carries types is declared wrongly by the type bundler (types become values), and the input
 // types are exported from the package root (`SeededConversationInput`, …) anyway.
+
+export { annotationUpdateSchema } from './annotation-inputs.js';
 export {
   anchorTypeSchema,
   annotationTypeSchema,
@@ -29,6 +31,7 @@ export {
   seededScoreIncrementSchema,
   seededScoreSchema,
 } from './conversation-inputs.js';
+export { messageUpdateSchema, messageValueUpdateSchema } from './message-inputs.js';
 export { modelDeleteCacheInputSchema, modelTypeSchema, modelUpdateSchema, modelUsageSchema, seededModelSchema } from './models.js';
 export { searchEnginesSchema, searchInputSchema } from './search.js';
 export {

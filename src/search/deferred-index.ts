@@ -38,6 +38,10 @@ export class DeferredSearchIndex implements TextSearch {
     return (await this.ready).searchConversations(query);
   }
 
+  async searchAnnotations(query: TextQuery): Promise<TextHit[]> {
+    return (await this.ready).searchAnnotations(query);
+  }
+
   async documents(): Promise<Iterable<IndexedDocRef>> {
     return (await this.ready).documents();
   }

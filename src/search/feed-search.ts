@@ -95,6 +95,10 @@ export class FeedSearch implements TextSearch {
     return (await this.#current()).searchConversations(query);
   }
 
+  async searchAnnotations(query: TextQuery): Promise<TextHit[]> {
+    return (await this.#current()).searchAnnotations(query);
+  }
+
   async documents(): Promise<Iterable<IndexedDocRef>> {
     return (await this.#current()).documents();
   }

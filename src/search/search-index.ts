@@ -122,6 +122,10 @@ export class SearchIndex implements TextSearch {
     return this.#inTurn(() => runInSlices(this.index.conversationSearch(query), query.slices ?? new Slices()));
   }
 
+  async searchAnnotations(query: TextQuery): Promise<TextHit[]> {
+    return this.#inTurn(() => runInSlices(this.index.annotationSearch(query), query.slices ?? new Slices()));
+  }
+
   /** Reads the lists' lengths alone, which no search changes: no need to wait for one. */
   async postings(words: readonly QueryWord[]): Promise<number> {
     return this.index.postingsOf(words);

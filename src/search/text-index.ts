@@ -320,6 +320,11 @@ export class TextIndex {
     return runAtOnce(this.messageSearch(query));
   }
 
+  /** Annotations that match, best first (only those of `query.conversation` when it names one), at once. */
+  searchAnnotations(query: TextQuery): TextHit[] {
+    return runAtOnce(this.annotationSearch(query));
+  }
+
   /** Conversations that match, best first, each with its best matching messages and annotations, at once. */
   searchConversations(query: TextQuery): ConversationHit[] {
     return runAtOnce(this.conversationSearch(query));
@@ -331,6 +336,16 @@ export class TextIndex {
    * arrays): `SearchIndex` runs searches one at a time and holds writes meanwhile.
    */
   *messageSearch(query: TextQuery): Generator<void, TextHit[]> {
+    return yield* this.#documentSearch(query, (field) => field <= 1);
+  }
+
+  /** {@link searchAnnotations} as steps for `runInSlices` (see {@link messageSearch}). */
+  *annotationSearch(query: TextQuery): Generator<void, TextHit[]> {
+    return yield* this.#documentSearch(query, (field) => field === ANNOTATION);
+  }
+
+  /** The documents of the fields `ofField` accepts that match, best first, scored as messages are (BM25). */
+  *#documentSearch(query: TextQuery, ofField: (field: number) => boolean): Generator<void, TextHit[]> {
     const budget = query.budget ?? new SearchBudget();
     const owner = query.conversation === undefined ? -1 : (this.#conversationNumber.get(query.conversation) ?? -2);
     if (owner === -2) return [];
@@ -340,8 +355,8 @@ export class TextIndex {
     // Checked for every posting walked: no more than the query needs.
     const keep =
       owner === -1 && !inTime
-        ? (doc: number) => fields[doc]! <= 1
-        : (doc: number) => fields[doc]! <= 1 && (owner === -1 || owners[doc] === owner) && (!inTime || inTime(doc));
+        ? (doc: number) => ofField(fields[doc]!)
+        : (doc: number) => ofField(fields[doc]!) && (owner === -1 || owners[doc] === owner) && (!inTime || inTime(doc));
     if (query.words.length === 0) {
       const newest = yield* this.#newest(keep, query.limit, budget);
       return newest.map((doc) => ({ ...this.#hit(doc, 1), similarity: 0 }));

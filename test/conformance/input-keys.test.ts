@@ -230,7 +230,14 @@ function refusal(schema: z.ZodType, value: unknown, what: string) {
 
 /** Each request body of the OpenAPI document, by its schema's name: the schema, and the client model it is. */
 /** The client model each request body is, where its name is not the schema's own. */
-const CLIENT_MODELS: Readonly<Record<string, string>> = { ConversationUpdate: 'Conversation', SeededAsset: 'Seed', ModelUpdate: 'Model' };
+const CLIENT_MODELS: Readonly<Record<string, string>> = {
+  ConversationUpdate: 'Conversation',
+  SeededAsset: 'Seed',
+  ModelUpdate: 'Model',
+  MessageUpdate: 'ConversationMessage',
+  MessageValueUpdate: 'ConversationMessage',
+  AnnotationUpdate: 'Annotation',
+};
 
 /**
  * Each request body of the OpenAPI document, by its schema's name (the route table's own list):
