@@ -185,6 +185,7 @@ describeWithPostgres('Search on PostgreSQL', (server) => {
           found.push([text, shape(await s.searchMessages(query(text), { transferables: false }))]);
           found.push([text, shape(await s.searchConversations(query(text), { transferables: false }))]);
           found.push([text, shape(await s.searchConversationMessages(written.react.id, query(text), { transferables: false }))]);
+          found.push([text, shape(await s.searchAnnotations(query(text), { transferables: false }))]);
         }
         return found;
       };

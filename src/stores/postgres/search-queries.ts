@@ -45,6 +45,15 @@ export interface SearchStats {
   readonly body_len: number;
 }
 
+/** Documents a search of documents finds: those of which fields, and whether their lengths count (a message's do, as in the embedded index). */
+const DOCUMENTS = {
+  messages: { field: (alias: string) => `${alias}.field <= 1`, normalized: true },
+  annotations: { field: (alias: string) => `${alias}.field = 3`, normalized: false },
+} as const;
+
+/** What a search of documents finds. */
+export type DocumentKind = keyof typeof DOCUMENTS;
+
 /** Columns of the lists a search reads: term, group (one per term of a query word), weight, idf. */
 export type ListColumns = [string[], number[], number[], number[]];
 
@@ -119,11 +128,15 @@ export class SearchQueries {
     return this.statements.named(text, values);
   }
 
-  /** The newest documents a query of no words finds: messages (of its conversation, if it names one), or conversations; within its times. */
-  newest(conversations: boolean, query: TextQuery): PostgresQuery {
+  /**
+   * The newest documents a query of no words finds: messages or annotations (of its conversation,
+   * if it names one), or conversations (their names); within its times.
+   */
+  newest(kind: DocumentKind | 'conversations', query: TextQuery): PostgresQuery {
     const s = this.schema;
     const values: unknown[] = [query.limit];
-    const where = [conversations ? 'd.field = 2' : 'd.field <= 1', ...this.#times('d', query, values)];
+    const conversations = kind === 'conversations';
+    const where = [conversations ? 'd.field = 2' : DOCUMENTS[kind].field('d'), ...this.#times('d', query, values)];
     if (!conversations && query.conversation !== undefined) {
       values.push(toText(query.conversation));
       where.push(`d.conv = (SELECT num FROM ${s}.search_conversations WHERE id = $${values.length})`);
@@ -138,18 +151,20 @@ export class SearchQueries {
   }
 
   /**
-   * Messages scored by BM25 (each group's best list, summed over the groups), best first (ties:
+   * Messages (or annotations: `kind`) scored by BM25 (each group's best list, summed over the groups), best first (ties:
    * the earlier written), within the query's conversation and times. One conversation's are read
    * whole through its postings; with times, every posting of the lists is read. Otherwise a list
    * is read best first (by impact) up to `LIST_READ` postings, which is all of most lists: the
    * documents met are scored by what was read, and the best of them scored again from all
    * their postings, so a long list's best documents are found without reading the whole of it.
    */
-  messages(query: TextQuery, lists: ListColumns, stats: SearchStats): PostgresQuery {
+  messages(query: TextQuery, lists: ListColumns, stats: SearchStats, kind: DocumentKind = 'messages'): PostgresQuery {
     const s = this.schema;
+    const documents = DOCUMENTS[kind];
     const avgLength = stats.messages > 0 ? stats.message_len / stats.messages : 1;
-    const values: unknown[] = [...lists, avgLength, query.limit];
-    const score = `max(q.weight * q.idf * p.tf * ${f(K1 + 1)} / (p.tf + ${f(K1)} * (${f(1 - B)} + ${f(B)} * p.len / $5::float8)))`;
+    // A length not counted is null: its ratio to the average, 1.
+    const values: unknown[] = [...lists, documents.normalized ? avgLength : null, query.limit];
+    const score = `max(q.weight * q.idf * p.tf * ${f(K1 + 1)} / (p.tf + ${f(K1)} * (${f(1 - B)} + ${f(B)} * coalesce(p.len / $5::float8, 1))))`;
     const q = 'q AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::float8[]) AS q(term, grp, weight, idf))';
     const answer = (scored: string, where = '') => `
       SELECT d.field, d.id, c.id AS conversation, sc.score
@@ -166,7 +181,7 @@ export class SearchQueries {
       return this.named(
         `WITH ${q}, best AS (
           SELECT p.doc, ${score} AS s FROM q JOIN ${s}.search_postings p ON p.term = q.term ${conversation}
-          WHERE p.field <= 1 GROUP BY p.doc, q.grp
+          WHERE ${documents.field('p')} GROUP BY p.doc, q.grp
         ), scored AS (SELECT doc, sum(s) AS score FROM best GROUP BY doc)
         ${times.length > 0 ? answer('scored', `WHERE ${times.join(' AND ')}`) : answer('(SELECT doc, score FROM scored ORDER BY score DESC, doc LIMIT $6)')}`,
         values,
@@ -177,7 +192,7 @@ export class SearchQueries {
       `WITH ${q}, seen AS (
         SELECT p.doc, p.conv, ${score} AS s
         FROM q CROSS JOIN LATERAL (
-          SELECT r.doc, r.conv, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND r.field <= 1 ORDER BY r.impact DESC LIMIT $7
+          SELECT r.doc, r.conv, r.tf, r.len FROM ${s}.search_postings r WHERE r.term = q.term AND ${documents.field('r')} ORDER BY r.impact DESC LIMIT $7
         ) p
         GROUP BY p.doc, p.conv, q.grp
       ), partial AS (

@@ -16,7 +16,7 @@ import { SearchBudget } from '../../search/search-budget.js';
 import { uncachedTermOf } from '../../search/tokens.js';
 import { Slices } from '../../slices.js';
 import type { PostgresQuery, PostgresResult } from './pool.js';
-import { COUNT_CAP, type SearchQueries, type SearchStats } from './search-queries.js';
+import { COUNT_CAP, type DocumentKind, type SearchQueries, type SearchStats } from './search-queries.js';
 import { fromText } from './texts.js';
 
 /** Spellings of a typo tried between two looks at the request's clock (each goes through the stemmer). */
@@ -52,18 +52,27 @@ export class PostgresTextSearch implements TextSearch {
     private readonly sql: SearchQueries,
   ) {}
 
-  async searchMessages(query: TextQuery): Promise<TextHit[]> {
+  searchMessages(query: TextQuery): Promise<TextHit[]> {
+    return this.#documents(query, 'messages');
+  }
+
+  searchAnnotations(query: TextQuery): Promise<TextHit[]> {
+    return this.#documents(query, 'annotations');
+  }
+
+  /** Messages or annotations that match, scored as the embedded index scores them (BM25; an annotation's length not counted). */
+  async #documents(query: TextQuery, kind: DocumentKind): Promise<TextHit[]> {
     const budget = query.budget ?? new SearchBudget();
     const stats = this.#stats();
     if (query.words.length === 0) {
       budget.spend('postings', (await stats).docs);
-      const { rows } = await this.run(this.sql.newest(false, query));
+      const { rows } = await this.run(this.sql.newest(kind, query));
       return (rows as DocHitRow[]).map((row) => ({ ...docHit(row), similarity: 0 }));
     }
     const [groups, known] = await Promise.all([this.#lists(query, budget), stats]);
     if (groups.length === 0) return [];
     const bound = docBound(groups, known) || 1;
-    const { rows } = await this.run(this.sql.messages(query, entries(groups, known), known));
+    const { rows } = await this.run(this.sql.messages(query, entries(groups, known), known, kind));
     return (rows as DocHitRow[]).map((row) => ({ ...docHit(row), similarity: Math.min(1, row.score / bound) }));
   }
 
@@ -72,7 +81,7 @@ export class PostgresTextSearch implements TextSearch {
     const stats = this.#stats();
     if (query.words.length === 0) {
       budget.spend('postings', (await stats).docs);
-      const { rows } = await this.run(this.sql.newest(true, query));
+      const { rows } = await this.run(this.sql.newest('conversations', query));
       return (rows as DocHitRow[]).map((row) => ({ id: fromText(row.id), similarity: 0, messages: [], annotations: [] }));
     }
     const [groups, known] = await Promise.all([this.#lists(query, budget), stats]);
