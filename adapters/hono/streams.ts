@@ -29,7 +29,7 @@ export interface StreamsOptions extends WebOriginOptions {
 
 /** The streams attached to a server. */
 export interface AttachedStreams {
-  /** Streams open now. */
+  /** Streams open now (not those closed or closing). */
   readonly size: number;
   /**
    * Stops taking upgrades and closes every stream with code 1001 (going away), cutting those whose
@@ -85,6 +85,8 @@ export function attachStreams(server: Server, service: Service, options: Streams
     handleProtocols: (offered) => pickProtocol(offered),
   });
   let closing = false;
+  /** Sockets whose stream runs: not those closing (a stalled peer's close waits for it, up to 30 s). */
+  const streaming = new Set<WebSocket>();
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -95,7 +97,11 @@ export function attachStreams(server: Server, service: Service, options: Streams
       return;
     }
     const refused =
-      refusal((name) => headerOf(request, name), request.method ?? 'GET', () => 'localhost') ??
+      refusal(
+        (name) => headerOf(request, name),
+        request.method ?? 'GET',
+        () => 'localhost',
+      ) ??
       (tokenMatches && !tokenMatches(presentedToken(request, url))
         ? new ServiceError(
             'UNAUTHORIZED',
@@ -104,7 +110,7 @@ export function attachStreams(server: Server, service: Service, options: Streams
         : undefined);
     if (refused) return refuse(socket, refused);
     if (closing) return refuse(socket, new ServiceError('STORE_UNAVAILABLE', 'The server is closing.'), 503);
-    if (sockets.clients.size >= maxStreams) {
+    if (streaming.size >= maxStreams) {
       return refuse(socket, new ServiceError('STORE_UNAVAILABLE', `This server has ${maxStreams} streams open, its most.`), 503);
     }
     sockets.handleUpgrade(request, socket, head, (ws) => serve(ws, collection, url.pathname));
@@ -114,6 +120,8 @@ export function attachStreams(server: Server, service: Service, options: Streams
     options.requestLog?.(`WS ${path} open`);
     const opened = performance.now();
     const stream = service.watch({ collection, maxPendingIds });
+    streaming.add(ws);
+    void stream.ended.then(() => streaming.delete(ws));
     ws.on('close', (code) => {
       void stream.return();
       options.requestLog?.(`WS ${path} closed ${code} after ${Math.round(performance.now() - opened)} ms`);
@@ -144,7 +152,7 @@ export function attachStreams(server: Server, service: Service, options: Streams
   server.on('upgrade', onUpgrade);
   return {
     get size() {
-      return sockets.clients.size;
+      return streaming.size;
     },
     async close() {
       closing = true;

@@ -43,7 +43,11 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
   const refusal = hostAndOriginCheck(options);
 
   const guard: MiddlewareHandler<RouterEnv> = async (c, next) => {
-    const refused = refusal((name) => c.req.header(name), c.req.method, () => new URL(c.req.url).host);
+    const refused = refusal(
+      (name) => c.req.header(name),
+      c.req.method,
+      () => new URL(c.req.url).host,
+    );
     if (refused) throw refused;
     // No page may frame an answer or run one as a script. Set before the handler answers, so the
     // answer is made with them: a header added to a finished answer costs @hono/node-server its
@@ -94,7 +98,10 @@ export function hostAndOriginCheck(
     const origin = header('origin');
     if (origin !== undefined) {
       if (!origins.has(normalizeOrigin(origin))) {
-        return new ServiceError('FORBIDDEN', `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`);
+        return new ServiceError(
+          'FORBIDDEN',
+          `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`,
+        );
       }
     } else if (isCrossSiteFetch(header('sec-fetch-site'), header('sec-fetch-mode'), header('sec-fetch-dest'), method)) {
       // A browser request without Origin (an image, a script tag) from another site: never ours.
