@@ -77,6 +77,11 @@ export class PendingStream implements IdentifierStream {
     this.#deliver();
   }
 
+  /** Forgets the changes pushed so far, before the first frame: those the first frame's read will hold. */
+  discardPending(): void {
+    if (!this.#started) this.#pending = new Map();
+  }
+
   /** Changes of the collection's ids, in commit order. */
   push(changes: readonly IdChange[]): void {
     if (this.#done) return;

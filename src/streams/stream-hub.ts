@@ -58,6 +58,12 @@ export class StreamHub {
     if (this.#queued.size > 0) this.#flushing ??= setImmediate(this.#flush);
   };
 
+  /** Hands the changes noted so far to the streams now, rather than on the next turn. */
+  flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flush();
+  }
+
   readonly #flush = (): void => {
     this.#flushing = undefined;
     const queued = this.#queued;

@@ -40,6 +40,18 @@ export function createWatcher(sources: WatchSources): Watcher {
     return ids;
   };
 
+  /**
+   * The ids of the first frame. The store's feed may deliver again, to a new subscriber, batches
+   * committed shortly before it subscribed (see `ChangeFeed.subscribe`): what it delivered until it
+   * caught up was committed before the ids are read, so the read holds it, and it is dropped.
+   */
+  const firstIds = async (collection: StreamCollection, stream: PendingStream): Promise<string[]> => {
+    await sources.repository.changes.caughtUp();
+    hub.flush();
+    stream.discardPending();
+    return readIds(collection);
+  };
+
   return {
     watch(input) {
       const { collection, maxPendingIds, signal } = parseWatchOptions(input);
@@ -56,7 +68,7 @@ export function createWatcher(sources: WatchSources): Watcher {
       remove = hub.add(collection, stream);
       if (signal?.aborted) stop();
       signal?.addEventListener('abort', stop, { once: true });
-      readIds(collection).then(
+      firstIds(collection, stream).then(
         (ids) => stream.start(ids),
         (error: unknown) => stream.fail(error),
       );
