@@ -17,7 +17,7 @@ describeWithPostgres('change streams across instances on PostgreSQL', (postgres)
   async function instance(schema: string): Promise<{ service: Service; server: RunningHttpServer }> {
     const repository = await createPostgresRepository({ connectionString: postgres().url }, { schema, logger: { warn: () => undefined } });
     const service = await createService({ repository, summarizer: createFakeSummarizer() });
-    const server = await startHttpServer(service, { port: 0 });
+    const server = await startHttpServer(service, { port: 0, shutdownGraceMs: 100 });
     onTestFinished(async () => {
       await server.close();
       await service.close();

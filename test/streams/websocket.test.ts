@@ -24,7 +24,8 @@ async function jsonFileService(): Promise<Service> {
 }
 
 async function serve(service: Service, options: Parameters<typeof startHttpServer>[1] = {}): Promise<RunningHttpServer> {
-  const server = await startHttpServer(service, { port: 0, ...options });
+  // A short grace: the official client's idle keep-alive connection would hold close() up to its timeout.
+  const server = await startHttpServer(service, { port: 0, shutdownGraceMs: 100, ...options });
   onTestFinished(() => server.close());
   return server;
 }
