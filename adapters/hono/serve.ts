@@ -35,6 +35,8 @@ export interface RunningHttpServer {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** Change streams (WebSockets) open now: not those closed, or closing. */
+  readonly streams: number;
   /**
    * Stops accepting connections, lets requests under way finish (each answered with
    * `Connection: close`), and resolves once every connection is closed, cutting the ones still
@@ -95,6 +97,9 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     host,
     port,
+    get streams() {
+      return streams.size;
+    },
     close() {
       closed ??= shutDown(server, graceMs, streams.close, () => {
         closing = true;

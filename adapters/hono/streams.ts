@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { isServiceError, type Service, ServiceError, STREAMS, type StreamCollection, WATCH_DEFAULTS } from '../../src/index.js';
 import { STATUS_BY_CODE } from './errors.js';
+import { SendTurns } from './send-turns.js';
 import { bearerToken, hostAndOriginCheck, tokenCheck, type WebOriginOptions } from './web-origin.js';
 
 /** Options of {@link attachStreams}: the router's access rules, where the routes are, and the bounds of each stream. */
@@ -51,6 +52,9 @@ export const STREAM_CLOSE_CODES = {
   failed: 1011,
 } as const;
 
+/** Frames sent per turn of the event loop, across every stream (see {@link SendTurns}). */
+const SENDS_PER_TURN = 64;
+
 /** The subprotocol a browser offers with its token (`bearer.<token as base64url>`), and the plain one the server picks beside it. */
 const BEARER_PROTOCOL = 'bearer.';
 export const STREAM_PROTOCOL = 'identifiers';
@@ -85,6 +89,7 @@ export function attachStreams(server: Server, service: Service, options: Streams
     handleProtocols: (offered) => pickProtocol(offered),
   });
   let closing = false;
+  const turns = new SendTurns(SENDS_PER_TURN);
   /** Sockets whose stream runs: not those closing (a stalled peer's close waits for it, up to 30 s). */
   const streaming = new Set<WebSocket>();
 
@@ -131,6 +136,7 @@ export function attachStreams(server: Server, service: Service, options: Streams
     void (async () => {
       try {
         for await (const frame of stream) {
+          await turns.take();
           if (ws.readyState !== ws.OPEN) break;
           const sent = new Promise<void>((resolve) => ws.send(JSON.stringify(frame), () => resolve()));
           // A full socket: later changes wait in the stream, coalescing by id, until this frame is
