@@ -17,14 +17,15 @@
  * BENCH_PG_* env), each in a process of its own, once the stores above are gone. The first two
  * need the developer chats, kept outside the repository: without them they are skipped, saying
  * what to provide (bench/outside-data.ts); the last needs PostgreSQL's binaries, and is skipped
- * likewise without them.
+ * likewise without them. Last, the change streams (bench/streams.ts, `npm run bench:streams`,
+ * STREAMS_* env): what 1,000 subscribers cost, and a stalled one beside them.
  *
- * It runs in eight sections (bench/sections.ts): it says first each one's estimated duration and
+ * It runs in nine sections (bench/sections.ts): it says first each one's estimated duration and
  * the total, then each one as it starts and ends (on stderr; the figures go to stdout).
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
  * BENCH_DURATION_MS=2000 per in-process measurement, BENCH_JSON_CACHE_BYTES to try another answer
- * cache size (`conversationJsonCacheBytes`), BENCH_SKIP=stores,search,attacks,index-size,postgres to leave
+ * cache size (`conversationJsonCacheBytes`), BENCH_SKIP=stores,search,attacks,index-size,postgres,streams to leave
  * sections out.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -400,6 +401,8 @@ function script(file: string): () => Promise<void> {
   };
 }
 
+/** bench/streams.ts at its defaults, on the project's busy 2-core machine (2026-11-28). */
+const STREAMS_SECONDS = 240;
 const sizes = SIZES.map((size) => size.toLocaleString('en-US')).join(', ');
 const STORE_KNOBS = ['BENCH_SIZES', 'BENCH_ROUNDS'];
 const devChatsMissing = () => skippedForData(undefined, devChats());
@@ -461,6 +464,13 @@ const SECTIONS: Section[] = [
     knobs: POSTGRES_KNOBS,
     unmet: postgresMissing,
     run: script('bench/postgres.ts'),
+  },
+  {
+    group: 'streams',
+    title: 'change streams: 1,000 subscribers, one stalled (bench/streams.ts)',
+    seconds: STREAMS_SECONDS,
+    knobs: ['STREAMS_SUBSCRIBERS', 'STREAMS_ROUNDS', 'STREAMS_WRITES'],
+    run: script('bench/streams.ts'),
   },
 ];
 

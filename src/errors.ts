@@ -42,7 +42,13 @@ export type ErrorCode =
    * bound, or writes that kept meeting each other past their retries. Nothing of the request was
    * kept (a transaction that failed rolled back); the same request may succeed later.
    */
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  /**
+   * A change stream's reader fell further behind than its bound (`maxPendingIds` of
+   * `service.watch()`): the stream was ended and what waited for it freed. Watch again for a
+   * fresh list. Over WebSocket the same is close code 1013.
+   */
+  | 'TOO_SLOW';
 
 /** One problem with one field of an input. `path` is the field's location, e.g. `["name"]`. */
 export interface InputIssue {

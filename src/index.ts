@@ -57,5 +57,13 @@ export { createService, type LinkMethods, type Service, type ServiceOptions } fr
 // The store's code (lowdb, the journal, the message files) is loaded on the first call of createJsonFileRepository.
 export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/lazy.js';
 export { createMemoryRepository } from './stores/memory.js';
+export { type IdentifierStream, WATCH_DEFAULTS, type WatchOptions } from './streams/identifier-stream.js';
+export {
+  STREAM_COLLECTIONS,
+  STREAMS,
+  type StreamCollection,
+  type StreamedIdentifier,
+  type StreamedIdentifiers,
+} from './streams/identifiers.js';
 export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

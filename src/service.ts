@@ -45,6 +45,9 @@ import { withSearch } from './search/indexed-repository.js';
 import { SEARCH_BUDGET, type SearchBudgetLimits } from './search/search-budget.js';
 import { createJsonFileRepository } from './stores/json-file/lazy.js';
 import { createMemoryRepository } from './stores/memory.js';
+import type { IdentifierStream, WatchOptions } from './streams/identifier-stream.js';
+import type { StreamCollection } from './streams/identifiers.js';
+import { createWatcher } from './streams/watch.js';
 import type {
   Anchor,
   Annotation,
@@ -254,7 +257,16 @@ export interface Service extends LinkMethods {
    * the store keeps one. What `GET /.well-known/health` answers, as text.
    */
   health(): Promise<ServiceHealth>;
-  /** Finishes pending writes and releases the data folder. */
+  /**
+   * The ids of a collection as they change: the frames of its WebSocket route
+   * (`/conversations/stream/identifiers`, …), as an async iterator. The first frame holds every id;
+   * each later one what was created, changed or deleted (`deleted: true`) since the frame before,
+   * after the write is stored, whichever process sharing the store wrote it. A reader that falls
+   * more than `maxPendingIds` behind is dropped with ServiceError `TOO_SLOW`; `return()` (or
+   * `break` in `for await`) unsubscribes. Throws INVALID_INPUT for another collection.
+   */
+  watch(options: StreamCollection | WatchOptions): IdentifierStream;
+  /** Ends every `watch()` stream, finishes pending writes and releases the data folder. */
   close(): Promise<void>;
 }
 
@@ -335,6 +347,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const annotations = records<Annotation>('annotations');
   const messages = records<ConversationMessage>('messages');
 
+  const watcher = createWatcher({
+    repository,
+    modelIds: async () => (await models.listModels(ctx)).iterable.map((model) => model.id),
+  });
+
   const linkMethods = {} as Record<string, (conversation: string, target: string) => Promise<void>>;
   for (const kind of Object.keys(LINK_KINDS) as LinkKind[]) {
     const suffix = kind[0]!.toUpperCase() + kind.slice(1);
@@ -408,7 +425,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     updateAnnotation: (body) => annotationOps.updateAnnotation(ctx, body),
     incrementAnnotationScores: (id, increment) => incrementScores(ctx, SCORED.annotation, id, increment),
     health: async () => healthOf(store),
+    watch: (options) => watcher.watch(options),
     close: async () => {
+      watcher.close();
       await vectors?.close();
       await ctx.downloads?.close();
       await repository.close();

@@ -46,4 +46,5 @@ export const PROCESS_TESTS = [
   'test/conformance/postgres-instances.test.ts', // two of the command's serve on a PostgreSQL server, one killed
   'test/search/postgres-search.test.ts', // a PostgreSQL server, the store's own search against the embedded index
   'test/search/postgres-search-long-lists.test.ts', // a PostgreSQL server, long lists against the embedded index
+  'test/streams/postgres-streams.test.ts', // a PostgreSQL server, two services on it
 ];

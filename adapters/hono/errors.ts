@@ -26,6 +26,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
   // The database is unreachable or over its time bounds: on the service's side, and a retry later
   // may succeed.
   STORE_UNAVAILABLE: 503,
+  // Ends a change stream (`service.watch()`; over WebSocket, close code 1013) and is never answered
+  // to a request; mapped as a load the service sheds, which a retry later may not meet.
+  TOO_SLOW: 503,
 };
 
 /** Per-route exceptions to the table, set by a route before it calls the service. */

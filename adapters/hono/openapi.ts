@@ -5,6 +5,7 @@ import { STATUS_BY_CODE } from './errors.js';
 import { inputSchemas } from './input-schemas.js';
 import type { Route } from './route.js';
 import { ROUTES } from './routes.js';
+import { STREAM_ROUTES, type StreamRoute } from './stream-routes.js';
 
 /**
  * The OpenAPI 3.1 document of the router, generated from its route table (`routes.ts`), the zod
@@ -127,6 +128,64 @@ function operationObject(op: Route): JsonObject {
   return operation;
 }
 
+/**
+ * A change stream: OpenAPI has no WebSockets, so the upgrade is described as the GET it starts as
+ * (101 on success), its frames' schema under `x-websocket-frames`.
+ */
+function streamOperation(stream: StreamRoute): JsonObject {
+  const responses: JsonObject = {
+    '101': { description: 'Switching Protocols: the WebSocket is open; each text message is a StreamedIdentifiers frame.' },
+    '426': {
+      description: 'Upgrade Required: a GET without `Upgrade: websocket`.',
+      content: { 'application/json': { schema: ref('Error') } },
+    },
+  };
+  for (const status of [401, 403]) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  responses['503'] = {
+    description: 'The server has its most streams open (`maxStreams`), or is closing.',
+    content: { 'application/json': { schema: ref('Error') } },
+  };
+  return {
+    operationId: stream.operationId,
+    tags: [stream.tag],
+    summary: stream.summary,
+    parameters: [
+      {
+        name: 'token',
+        in: 'query',
+        required: false,
+        description:
+          "The service's token, for a browser (which cannot set headers on a WebSocket); or the subprotocol `bearer.<token as base64url>`.",
+        schema: { type: 'string' },
+      },
+    ],
+    responses,
+    'x-websocket-frames': ref('StreamedIdentifiers'),
+  };
+}
+
+/** The frames of a change stream, as the official client's StreamedIdentifiers. */
+const STREAMED_IDENTIFIERS_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['iterable'],
+  properties: {
+    iterable: {
+      type: 'array',
+      items: {
+        type: 'object',
+        description: "One id, under its kind's field (one of them), and `deleted: true` when it was deleted.",
+        properties: {
+          conversation: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+          conversationMessage: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+          annotation: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+          model: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+          deleted: { type: 'boolean', const: true },
+        },
+      },
+    },
+  },
+};
+
 let cached: JsonObject | undefined;
 
 /**
@@ -146,6 +205,10 @@ function buildDocument(): JsonObject {
     if (item[op.method] !== undefined) throw new Error(`Two operations for ${op.method.toUpperCase()} ${path}.`);
     item[op.method] = operationObject(op);
   }
+  for (const stream of STREAM_ROUTES) {
+    if (paths[stream.path] !== undefined) throw new Error(`Two operations for GET ${stream.path}.`);
+    paths[stream.path] = { get: streamOperation(stream) };
+  }
   const errorResponses: JsonObject = {};
   for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
     errorResponses[`Error${status}`] = { description, content: { 'application/json': { schema: ref('Error') } } };
@@ -162,7 +225,11 @@ function buildDocument(): JsonObject {
     },
     paths,
     components: {
-      schemas: { ...componentSchemas(inputSchemas, 'input'), ...componentSchemas(answerSchemas, 'output') },
+      schemas: {
+        ...componentSchemas(inputSchemas, 'input'),
+        ...componentSchemas(answerSchemas, 'output'),
+        StreamedIdentifiers: STREAMED_IDENTIFIERS_SCHEMA,
+      },
       responses: errorResponses,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Only when the service is started with a token.' } },
     },

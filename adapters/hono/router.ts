@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
-import type { Service } from '../../src/index.js';
+import { type Service, ServiceError } from '../../src/index.js';
 import { mountApiDocs } from './docs-page.js';
 import { createOnError, type RouterEnv, type RouterLogger } from './errors.js';
 import { readPostBody } from './request.js';
 import { handlerOf } from './route-handler.js';
 import { ROUTES } from './routes.js';
+import { STREAM_ROUTES } from './stream-routes.js';
 import { type WebOriginOptions, webOriginGuards } from './web-origin.js';
 
 export interface HonoRouterOptions extends WebOriginOptions {
@@ -45,6 +46,15 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
   mountApiDocs(app);
   // Every route of the service, from its one table (which the document is generated from too).
   for (const route of ROUTES) app[route.method](route.path, handlerOf(route, service));
+  // The change streams are WebSockets, upgraded by the server (`attachStreams`) before the router
+  // sees them: a plain GET of one is told so.
+  for (const stream of STREAM_ROUTES) {
+    app.get(stream.path, (c) => {
+      c.set('statusOverrides', { INVALID_INPUT: 426 });
+      c.header('Upgrade', 'websocket');
+      throw new ServiceError('INVALID_INPUT', `${stream.path} is a WebSocket: connect with "Upgrade: websocket" (see docs/streams.md).`);
+    });
+  }
 
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}.` } }, 404));
   return app;

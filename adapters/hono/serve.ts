@@ -3,10 +3,11 @@ import { Server as NetServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Service } from '../../src/index.js';
 import { createHonoRouter, type HonoRouterOptions } from './router.js';
+import { attachStreams, type StreamsOptions } from './streams.js';
 import { isLoopbackHost } from './web-origin.js';
 
 /** Options of {@link startHttpServer}: where to listen, the router's options, and socket limits. */
-export interface HttpServerOptions extends HonoRouterOptions {
+export interface HttpServerOptions extends HonoRouterOptions, Pick<StreamsOptions, 'maxPendingIds' | 'highWaterBytes' | 'maxStreams'> {
   /** Port to listen on. Default 39300 (the port Pieces OS uses); 0 picks a free one. */
   readonly port?: number;
   /**
@@ -14,7 +15,7 @@ export interface HttpServerOptions extends HonoRouterOptions {
    * `token`: the server refuses to start without one, since the network could then reach it.
    */
   readonly host?: string;
-  /** Most open connections at once; more are closed as they arrive. Default 256. */
+  /** Most open connections at once, change streams (WebSockets) included; more are closed as they arrive. Default 256. */
   readonly maxConnections?: number;
   /** Time a client has to send a request's headers. Default 10 s. */
   readonly headersTimeoutMs?: number;
@@ -34,10 +35,13 @@ export interface RunningHttpServer {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** Change streams (WebSockets) open now: not those closed, or closing. */
+  readonly streams: number;
   /**
    * Stops accepting connections, lets requests under way finish (each answered with
    * `Connection: close`), and resolves once every connection is closed, cutting the ones still
-   * open after `shutdownGraceMs`. It does not close the service: do that afterwards.
+   * open after `shutdownGraceMs`; change streams are closed first (code 1001). It does not close
+   * the service: do that afterwards.
    */
   close(): Promise<void>;
 }
@@ -45,7 +49,8 @@ export interface RunningHttpServer {
 /**
  * Serves the service's router on Node's HTTP server with limits fit for a machine a browser also
  * runs on: loopback by default, a token required for any other address, timeouts against slow
- * clients, a connection cap, and a graceful `close()`.
+ * clients, a connection cap, and a graceful `close()`. The change streams (WebSockets, see
+ * `attachStreams`) are served on the same port, under the same rules.
  */
 export async function startHttpServer(service: Service, options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -74,6 +79,7 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
   server.requestTimeout = options.requestTimeoutMs ?? 60_000;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   server.timeout = options.socketTimeoutMs ?? 120_000;
+  const streams = attachStreams(server, service, options);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -91,8 +97,11 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     host,
     port,
+    get streams() {
+      return streams.size;
+    },
     close() {
-      closed ??= shutDown(server, graceMs, () => {
+      closed ??= shutDown(server, graceMs, streams.close, () => {
         closing = true;
         for (const response of pending) if (!response.headersSent) response.shouldKeepAlive = false;
       });
@@ -101,8 +110,9 @@ export async function startHttpServer(service: Service, options: HttpServerOptio
   };
 }
 
-async function shutDown(server: Server, graceMs: number, markClosing: () => void): Promise<void> {
+async function shutDown(server: Server, graceMs: number, closeStreams: () => Promise<void>, markClosing: () => void): Promise<void> {
   markClosing();
+  await closeStreams();
   const done = new Promise<void>((resolve) => {
     // net's close, not http's: http's also cuts idle keep-alive connections at once, and a client
     // may be sending its next request on one of them right now. Left open, each either carries one

@@ -37,33 +37,18 @@ const ALLOWED_REQUEST_HEADERS = ['Content-Type', 'Authorization', 'X-Application
  * answered in the router's one error shape.
  */
 export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<RouterEnv>[] {
-  const hosts = options.allowedHosts === '*' ? '*' : new Set((options.allowedHosts ?? []).map(normalizeHostName));
   const origins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
   const isAllowedOrigin = (origin: string) => origins.has(normalizeOrigin(origin));
 
+  const refusal = hostAndOriginCheck(options);
+
   const guard: MiddlewareHandler<RouterEnv> = async (c, next) => {
-    const hostHeader = c.req.header('host') ?? new URL(c.req.url).host;
-    const hostName = hostNameOf(hostHeader);
-    if (hosts !== '*' && !isLoopbackHost(hostName) && !hosts.has(hostName)) {
-      throw new ServiceError(
-        'FORBIDDEN',
-        `Requests for host "${hostHeader}" are refused; this service answers loopback names and its configured hosts.`,
-      );
-    }
-    const origin = c.req.header('origin');
-    if (origin !== undefined) {
-      if (!isAllowedOrigin(origin)) {
-        throw new ServiceError(
-          'FORBIDDEN',
-          `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`,
-        );
-      }
-    } else if (
-      isCrossSiteFetch(c.req.header('sec-fetch-site'), c.req.header('sec-fetch-mode'), c.req.header('sec-fetch-dest'), c.req.method)
-    ) {
-      // A browser request without Origin (an image, a script tag) from another site: never ours.
-      throw new ServiceError('FORBIDDEN', 'Cross-site requests from web pages are refused.');
-    }
+    const refused = refusal(
+      (name) => c.req.header(name),
+      c.req.method,
+      () => new URL(c.req.url).host,
+    );
+    if (refused) throw refused;
     // No page may frame an answer or run one as a script. Set before the handler answers, so the
     // answer is made with them: a header added to a finished answer costs @hono/node-server its
     // fast path (the body then goes through a web stream). That is why these three are not hono's
@@ -92,6 +77,51 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
 }
 
 /**
+ * The host and origin rules of {@link WebOriginOptions}, for a request of any transport (the
+ * router's requests, a WebSocket's upgrade): answers why `headers` are refused (FORBIDDEN), or
+ * undefined. `fallbackHost` answers the host a request without a Host header was sent to.
+ */
+export function hostAndOriginCheck(
+  options: WebOriginOptions,
+): (header: (name: string) => string | undefined, method: string, fallbackHost: () => string) => ServiceError | undefined {
+  const hosts = options.allowedHosts === '*' ? '*' : new Set((options.allowedHosts ?? []).map(normalizeHostName));
+  const origins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+  return (header, method, fallbackHost) => {
+    const hostHeader = header('host') ?? fallbackHost();
+    const hostName = hostNameOf(hostHeader);
+    if (hosts !== '*' && !isLoopbackHost(hostName) && !hosts.has(hostName)) {
+      return new ServiceError(
+        'FORBIDDEN',
+        `Requests for host "${hostHeader}" are refused; this service answers loopback names and its configured hosts.`,
+      );
+    }
+    const origin = header('origin');
+    if (origin !== undefined) {
+      if (!origins.has(normalizeOrigin(origin))) {
+        return new ServiceError(
+          'FORBIDDEN',
+          `Requests from the web origin "${origin}" are refused; allow it in the service's allowed origins.`,
+        );
+      }
+    } else if (isCrossSiteFetch(header('sec-fetch-site'), header('sec-fetch-mode'), header('sec-fetch-dest'), method)) {
+      // A browser request without Origin (an image, a script tag) from another site: never ours.
+      return new ServiceError('FORBIDDEN', 'Cross-site requests from web pages are refused.');
+    }
+    return undefined;
+  };
+}
+
+/**
+ * Whether a presented token is `token`, comparing digests in constant time (equal lengths, so the
+ * comparison takes the same time whatever was sent).
+ */
+export function tokenCheck(token: string): (presented: string | undefined) => boolean {
+  if (token.length === 0) throw new Error('The token must not be empty.');
+  const expected = digest(token);
+  return (presented) => presented !== undefined && timingSafeEqual(digest(presented), expected);
+}
+
+/**
  * Refuses requests without `Authorization: Bearer <token>`, comparing digests in constant time.
  * Not hono's `bearer-auth`: it accepts only RFC 6750 token characters, so a token such as
  * "correct horse battery staple" (API_TOKEN is free text) could never be sent; it answers a
@@ -99,18 +129,18 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
  * every request, where this hashes the presented token once, synchronously.
  */
 function requireToken(token: string): MiddlewareHandler<RouterEnv> {
-  if (token.length === 0) throw new Error('The token must not be empty.');
-  const expected = digest(token);
+  const matches = tokenCheck(token);
   return async (c, next) => {
-    const presented = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
-    // Digests of equal length, so the comparison takes the same time whatever was sent.
-    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+    if (!matches(bearerToken(c.req.header('authorization')))) {
       c.header('WWW-Authenticate', 'Bearer');
       throw new ServiceError('UNAUTHORIZED', 'This service needs a token: send "Authorization: Bearer <token>".');
     }
     await next();
   };
 }
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export const bearerToken = (header: string | undefined): string | undefined => /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim();
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

@@ -327,6 +327,7 @@ export const errorAnswerSchema = z.strictObject({
       'DATA_DAMAGED',
       'STORE_TOO_NEW',
       'STORE_UNAVAILABLE',
+      'TOO_SLOW',
       'INTERNAL',
     ]),
     message: z.string(),

@@ -52,6 +52,10 @@ function clientOperations(): Map<string, { method: string; path: string }> {
 /** The client's operations this service implements: each must be in the document at the client's method and path. */
 const CLIENT_OPERATIONS = [
   'getWellKnownHealth',
+  'conversationsStreamIdentifiers',
+  'conversationMessagesStreamIdentifiers',
+  'annotationsStreamIdentifiers',
+  'modelsStreamIdentifiers',
   'getWellKnownVersion',
   'conversationsCreateSpecificConversation',
   'conversationsSnapshot',
@@ -153,7 +157,7 @@ describe('the OpenAPI document', () => {
     const described = new Set(operationsOf(createOpenApiDocument() as Doc).keys());
     expect([...served].filter((op) => !described.has(op))).toEqual([]);
     expect([...described].filter((op) => !served.has(op))).toEqual([]);
-    expect(described.size).toBe(74);
+    expect(described.size).toBe(78);
     // The docs routes themselves are served.
     expect(
       router.routes
@@ -191,10 +195,13 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(item)) {
         const statuses = Object.keys(op.responses);
         expect(
-          statuses.some((s) => s === '200' || s === '204'),
+          // A change stream answers 101: it becomes a WebSocket.
+          statuses.some((s) => s === '200' || s === '204' || s === '101'),
           `${method} ${path}`,
         ).toBe(true);
-        expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
+        expect(statuses, `${method} ${path}`).toEqual(
+          expect.arrayContaining(statuses.includes('101') ? ['401', '403', '426'] : ['400', '401', '403']),
+        );
         if (method === 'post') expect(statuses).toEqual(expect.arrayContaining(['413', '415']));
       }
     }
@@ -202,7 +209,23 @@ describe('the OpenAPI document', () => {
     expect(refs.length).toBeGreaterThan(100);
     for (const [, kind, name] of refs) expect(doc.components[kind as 'schemas'][name!], `${kind}/${name}`).toBeDefined();
     const statuses = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => Object.keys(op.responses))));
-    expect([...statuses].sort()).toEqual(['200', '204', '400', '401', '403', '404', '409', '410', '413', '415', '422', '503', '507']);
+    expect([...statuses].sort()).toEqual([
+      '101',
+      '200',
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '410',
+      '413',
+      '415',
+      '422',
+      '426',
+      '503',
+      '507',
+    ]);
     // Bodies come from the input schemas: the seed's limits are there.
     const seed = doc.components.schemas.SeededConversation as { required: string[]; properties: Record<string, { maxItems?: number }> };
     expect(seed.required).toEqual(['type']);
