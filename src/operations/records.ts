@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { CollectionName } from '../records.js';
-import { conversationsNamedBy, deleteRecord, link } from '../relations.js';
+import { conversationsNamedBy, deleteRecord, link, RELATION } from '../relations.js';
 import { parseInput } from '../validate.js';
 import type { ListOf } from '../wire.js';
 import {
@@ -48,7 +48,8 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
       }
     }
     tx.put(kind.collection, record);
-    if (conversationId && kind.relation) await link(tx, kind.relation, conversationId, record.id, now);
+    const relation = kind.conversationLink ? RELATION[kind.conversationLink as keyof typeof RELATION] : undefined;
+    if (conversationId && relation) await link(tx, relation, conversationId, record.id, now);
     // Read back: linking may have changed the record.
     return kind.render(await mustGet(tx, kind.collection, record.id, kind.resource), render);
   });
