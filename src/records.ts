@@ -56,8 +56,12 @@ export type {
   ConversationRecord,
   MessageRecord,
   ModelRecord,
+  PersonRecord,
   RangeRecord,
+  SourceRecord,
+  TagRecord,
   WebsiteRecord,
+  WorkstreamEventRecord,
   WorkstreamSummaryRecord,
 } from './kinds/index.js';
 export { COLLECTION_NAMES } from './kinds/index.js';

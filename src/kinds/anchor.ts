@@ -12,6 +12,9 @@ export interface AnchorRecord extends BaseRecord {
   /** Id of the anchor's one point (where `fullpath` lives on the wire). */
   readonly point: string;
   readonly conversations: readonly string[];
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly messages?: readonly string[];
+  readonly annotations?: readonly string[];
 }
 
 export const anchorKind = defineKind<AnchorRecord>()({

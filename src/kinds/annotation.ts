@@ -14,6 +14,14 @@ export interface AnnotationRecord extends BaseRecord {
   /** For summaries: the messages the text covers. */
   readonly messages: readonly string[];
   readonly score?: Score;
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly anchors?: readonly string[];
+  readonly assets?: readonly string[];
+  readonly persons?: readonly string[];
+  readonly tags?: readonly string[];
+  readonly websites?: readonly string[];
+  readonly workstreamEvents?: readonly string[];
+  readonly summaries?: readonly string[];
 }
 
 export const annotationKind = defineKind<AnnotationRecord>()({

@@ -13,6 +13,9 @@ export interface AssetRecord extends BaseRecord {
   /** Id of the asset's one format, stable across renders. */
   readonly format: string;
   readonly conversations: readonly string[];
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly messages?: readonly string[];
+  readonly annotations?: readonly string[];
 }
 
 export const assetKind = defineKind<AssetRecord>()({

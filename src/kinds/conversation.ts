@@ -23,6 +23,8 @@ export interface ConversationRecord extends BaseRecord {
   readonly groundingMessages: readonly string[];
   /** Workstream ranges that ground this one in time. */
   readonly groundingRanges: readonly string[];
+  /** Workstream pattern-engine sources that ground this one (absent until the first). */
+  readonly groundingSources?: readonly string[];
 }
 
 /** Conversations: created, read and changed by their own operations (src/operations/conversations.ts). */

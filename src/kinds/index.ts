@@ -5,8 +5,12 @@ import { conversationKind } from './conversation.js';
 import type { KindSpec, RecordOf } from './kind.js';
 import { messageKind } from './message.js';
 import { modelKind } from './model.js';
+import { personKind } from './person.js';
 import { rangeKind } from './range.js';
+import { sourceKind } from './source.js';
+import { tagKind } from './tag.js';
 import { websiteKind } from './website.js';
+import { workstreamEventKind } from './workstream-event.js';
 import { workstreamSummaryKind } from './workstream-summary.js';
 
 export type { AnchorRecord } from './anchor.js';
@@ -16,8 +20,12 @@ export type { ConversationRecord } from './conversation.js';
 export type { BuildContext, FieldCheck, KindRoutes, KindSpec, RecordOperations } from './kind.js';
 export type { MessageRecord } from './message.js';
 export type { ModelRecord } from './model.js';
+export type { PersonRecord } from './person.js';
 export type { RangeRecord } from './range.js';
+export type { SourceRecord } from './source.js';
+export type { TagRecord } from './tag.js';
 export type { WebsiteRecord } from './website.js';
+export type { WorkstreamEventRecord } from './workstream-event.js';
 export type { WorkstreamSummaryRecord } from './workstream-summary.js';
 
 /**
@@ -36,6 +44,10 @@ export const KINDS = {
   workstreamSummaries: workstreamSummaryKind,
   ranges: rangeKind,
   models: modelKind,
+  tags: tagKind,
+  persons: personKind,
+  workstreamEvents: workstreamEventKind,
+  sources: sourceKind,
 } as const;
 
 /** Every collection the repository holds, by name, with its record type. */

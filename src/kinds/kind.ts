@@ -38,7 +38,10 @@ export interface RecordOperations<R, S extends z.ZodType = z.ZodType, N extends 
   render(record: R, options: RenderOptions): unknown;
   /** The conversation a seed asks the new record to be linked to (for messages: appended to). */
   conversationOf?(seed: z.output<S>): string | undefined;
-  /** The name, in LINK (src/links.ts), of the link to that conversation. */
+  /**
+   * The name, in LINK (src/links.ts), of the link to that conversation. A plain string: LINK's
+   * types derive from the kinds' (a test checks every name).
+   */
   readonly conversationLink?: string;
 }
 

@@ -16,6 +16,17 @@ export interface MessageRecord extends BaseRecord {
    * conversation only); kept so deleting the message can clean every conversation that names it.
    */
   readonly groundedConversations: readonly string[];
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly messages?: readonly string[];
+  readonly anchors?: readonly string[];
+  readonly assets?: readonly string[];
+  readonly persons?: readonly string[];
+  readonly ranges?: readonly string[];
+  readonly tags?: readonly string[];
+  readonly websites?: readonly string[];
+  readonly workstreamEvents?: readonly string[];
+  readonly sources?: readonly string[];
+  readonly summaries?: readonly string[];
 }
 
 /** Messages: created at the end of their conversation, deleted on their own or with it. */

@@ -8,6 +8,8 @@ export interface RangeRecord extends BaseRecord {
   readonly to?: Timestamp;
   readonly between?: boolean;
   readonly conversations: readonly string[];
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly messages?: readonly string[];
 }
 
 export const rangeKind = defineKind<RangeRecord>()({

@@ -8,6 +8,9 @@ export interface WebsiteRecord extends BaseRecord {
   readonly name: string;
   readonly mechanism?: string;
   readonly conversations: readonly string[];
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly messages?: readonly string[];
+  readonly annotations?: readonly string[];
 }
 
 export const websiteKind = defineKind<WebsiteRecord>()({

@@ -8,6 +8,9 @@ export interface WorkstreamSummaryRecord extends BaseRecord {
   readonly model: Readonly<Record<string, unknown>>;
   readonly favorited?: boolean;
   readonly conversations: readonly string[];
+  /** Links added by associate (src/links.ts): absent until the first. */
+  readonly messages?: readonly string[];
+  readonly annotations?: readonly string[];
 }
 
 export const workstreamSummaryKind = defineKind<WorkstreamSummaryRecord>()({

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { LINK, type LinkName } from '../links.js';
 import type { CollectionName } from '../records.js';
-import { conversationsNamedBy, deleteRecord, link, RELATION } from '../relations.js';
+import { conversationsNamedBy, deleteRecord, link } from '../relations.js';
 import { parseInput } from '../validate.js';
 import type { ListOf } from '../wire.js';
 import {
@@ -48,11 +49,19 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
       }
     }
     tx.put(kind.collection, record);
-    const relation = kind.conversationLink ? RELATION[kind.conversationLink as keyof typeof RELATION] : undefined;
+    const relation = kind.conversationLink ? LINK[kind.conversationLink as LinkName] : undefined;
     if (conversationId && relation) await link(tx, relation, conversationId, record.id, now);
     // Read back: linking may have changed the record.
     return kind.render(await mustGet(tx, kind.collection, record.id, kind.resource), render);
   });
+}
+
+/** One record of `kind`; NOT_FOUND when there is none. */
+export async function getRecord(ctx: OperationContext, name: RecordKindName, recordId: string, options?: ReadOptions): Promise<unknown> {
+  const kind = kindOf(name);
+  const id = parseId(recordId, `${kind.resource} id`);
+  const render = renderOptions(options);
+  return ctx.repository.read(async (view) => kind.render(await mustGet(view, kind.collection, id, kind.resource), render));
 }
 
 /** The records of `kind`, oldest first, a page at a time. */
