@@ -9,7 +9,7 @@ import {
   renderMessages,
 } from './conversation.js';
 import type { CachedJson } from './json-cache.js';
-import { linksJson } from './links.js';
+import { linksJson, messageHasLinks } from './links.js';
 import type { RenderOptions } from './lists.js';
 
 // The JSON of `renderConversation`, written straight from the records: byte for byte the same text
@@ -139,7 +139,7 @@ function messageJson(message: MessageRecord, transferables: boolean, annotations
   if (message.score) out += `,"score":${json(message.score)}`;
   if (message.deleted) out += `,"deleted":${timestampJson(message.deleted)}`;
   if (annotations && annotations.length > 0) out += `,"annotations":${idListJson(annotations)}`;
-  return `${out}${linksJson('messages', message)}}`;
+  return messageHasLinks(message) ? `${out}${linksJson('messages', message)}}` : `${out}}`;
 }
 
 function isTimestamp(value: unknown): value is Timestamp {

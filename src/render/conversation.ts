@@ -4,7 +4,7 @@ import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../rec
 import { covers } from '../relations.js';
 import { runAtOnce, runInSlices } from '../slices.js';
 import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
-import { withLinks } from './links.js';
+import { messageHasLinks, withLinks } from './links.js';
 import { idList, type RenderOptions, renderFragment } from './lists.js';
 
 // Renderers copy fields one by one rather than with object rest: this is the hot path of every
@@ -29,7 +29,7 @@ export function renderMessage(message: MessageRecord, options: RenderOptions, an
   if (message.score) rendered.score = message.score;
   if (message.deleted) rendered.deleted = message.deleted;
   if (annotations.length > 0) rendered.annotations = idList(annotations);
-  return withLinks<ConversationMessage>('messages', message, rendered);
+  return messageHasLinks(message) ? withLinks<ConversationMessage>('messages', message, rendered) : rendered;
 }
 
 const NONE: readonly string[] = [];

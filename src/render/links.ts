@@ -1,5 +1,5 @@
 import { LINK, type Link } from '../links.js';
-import type { CollectionName } from '../records.js';
+import type { CollectionName, MessageRecord } from '../records.js';
 import type { ReferenceList } from '../wire.js';
 import { idList } from './lists.js';
 
@@ -29,6 +29,26 @@ const NONE: readonly WireList[] = [];
 export const wireListsOf = (collection: CollectionName): readonly WireList[] => WIRE_LISTS.get(collection) ?? NONE;
 
 /**
+ * Whether a message has any generically answered link list: the hot path of every read, written
+ * out field by field because a loop over the names (a keyed lookup each) costs ten times more per
+ * message. test/kinds/registry.test.ts checks it names every list LINK gives messages.
+ */
+export function messageHasLinks(message: MessageRecord): boolean {
+  return (
+    message.messages !== undefined ||
+    message.anchors !== undefined ||
+    message.assets !== undefined ||
+    message.persons !== undefined ||
+    message.ranges !== undefined ||
+    message.tags !== undefined ||
+    message.websites !== undefined ||
+    message.workstreamEvents !== undefined ||
+    message.sources !== undefined ||
+    message.summaries !== undefined
+  );
+}
+
+/**
  * `rendered` with the record's generically answered link lists: each raw id list (copied there by a
  * spread of the record) replaced by its list wrapper under its wire name, and left out when empty,
  * so a record never linked answers as it did before such links existed.
@@ -37,9 +57,10 @@ export function withLinks<T>(collection: CollectionName, record: object, rendere
   const out = rendered as Record<string, unknown>;
   for (const { field, wire } of wireListsOf(collection)) {
     const ids = (record as Record<string, unknown>)[field];
-    if (field !== wire) delete out[field];
+    // Deleted only when there: a delete turns the object slow in V8, and most records have none.
+    if (field !== wire && Object.hasOwn(out, field)) delete out[field];
     if (Array.isArray(ids) && ids.length > 0) out[wire] = idList(ids as string[]) satisfies ReferenceList;
-    else delete out[wire];
+    else if (Object.hasOwn(out, wire)) delete out[wire];
   }
   return rendered as T;
 }

@@ -14,7 +14,9 @@ import { RECORD_ROUTES } from '../../adapters/hono/routes.js';
 import { COLLECTION_NAMES } from '../../src/index.js';
 import { KINDS } from '../../src/kinds/index.js';
 import { LINK, type Link } from '../../src/links.js';
+import { messageHasLinks, wireListsOf } from '../../src/render/links.js';
 import { LIST_FIELDS } from '../../src/stores/postgres/list-fields.js';
+import { messageRecord } from '../../src/testing/records.js';
 
 const KINDS_DIR = path.resolve(import.meta.dirname, '../../src/kinds');
 
@@ -80,6 +82,13 @@ describe('the link table', () => {
           expect([target, `additional_${target}`], `${name}: ${route.path}`).toContain(other);
         }
       }
+    }
+  });
+
+  it("sees each of a message's link lists on the renderers' fast path (messageHasLinks)", () => {
+    expect(messageHasLinks(messageRecord('m', 'c'))).toBe(false);
+    for (const { field } of wireListsOf('messages')) {
+      expect(messageHasLinks({ ...messageRecord('m', 'c'), [field]: ['x'] }), field).toBe(true);
     }
   });
 

@@ -105,6 +105,27 @@ describe('associate', () => {
     });
   });
 
+  it("a conversation's JSON (the cached, hand-written path) answers the new lists as its object does", async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'tagged'), said('ASSISTANT', 'linked'));
+    const [first, second] = conversation.messages.iterable.map((m) => m.id) as [string, string];
+    const tag = await service.createTag(seeds.tag);
+    const source = await service.createWorkstreamPatternEngineSource(seeds.workstreamPatternEngineSource);
+    // Read (and cached) before the links: a link rewrites the records, so the cached text is not answered again.
+    await service.getConversationJson(conversation.id);
+    await service.listConversationMessagesJsonPieces(conversation.id);
+    await service.associate('messageTags', first, tag.id);
+    await service.associate('messageMessages', first, second);
+    await service.associate('conversationSources', conversation.id, source.id);
+    const object = await service.getConversation(conversation.id);
+    expect(JSON.parse(await service.getConversationJson(conversation.id))).toEqual(object);
+    expect(listed(object.grounding.sources)).toEqual([source.id]);
+    expect(listed(object.messages.iterable[0]!.reference!.tags)).toEqual([tag.id]);
+    const page = await service.listConversationMessagesJsonPieces(conversation.id);
+    const text = typeof page.text === 'string' ? page.text : [...page.text].join('');
+    expect(JSON.parse(text)).toEqual(await service.listConversationMessages(conversation.id));
+  });
+
   it('a record never linked answers as before: no empty lists of the new links', async () => {
     const { service } = await serviceForTest();
     const conversation = await conversationWith(service, said('USER', 'plain'));
