@@ -10,11 +10,22 @@ export {
 export type { ServiceHealth } from './health.js';
 export type * from './inputs.js';
 export { LIMITS } from './limits.js';
-export { LINK_KINDS, type LinkKind, type LinkKindSpec } from './links.js';
+export {
+  LINK,
+  LINK_KINDS,
+  type Link,
+  type LinkableName,
+  type LinkKind,
+  type LinkKindSpec,
+  type LinkName,
+  type LinkRoute,
+  type RelationEnd,
+} from './links.js';
 export type { DownloadOptions } from './models/download-options.js';
 export { createLocalModelRegistry, type LocalModelRegistryOptions } from './models/local-registry.js';
 export type { ListOptions, ReadOptions } from './operations/context.js';
 export type { JsonPage } from './operations/conversations.js';
+export type { LinkSelector } from './operations/links.js';
 export { isLlm, LLM_USAGES } from './operations/models.js';
 // The summarizers have their own entry point, `conversation-model-service/summarizer` (src/summarizers/index.ts);
 // createService loads the extractive one only when it is given no summarizer.

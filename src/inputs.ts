@@ -14,8 +14,12 @@ import type {
   seededAssetSchema,
   seededConversationMessageSchema,
   seededConversationSchema,
+  seededPersonSchema,
   seededRangeSchema,
+  seededTagSchema,
   seededWebsiteSchema,
+  seededWorkstreamEventSchema,
+  seededWorkstreamPatternEngineSourceSchema,
   seededWorkstreamSummarySchema,
 } from './schemas/seeds.js';
 
@@ -31,6 +35,10 @@ export type SeededWebsiteInput = z.input<typeof seededWebsiteSchema>;
 export type SeededRangeInput = z.input<typeof seededRangeSchema>;
 export type SeededWorkstreamSummaryInput = z.input<typeof seededWorkstreamSummarySchema>;
 export type SeededAnnotationInput = z.input<typeof seededAnnotationSchema>;
+export type SeededTagInput = z.input<typeof seededTagSchema>;
+export type SeededPersonInput = z.input<typeof seededPersonSchema>;
+export type SeededWorkstreamEventInput = z.input<typeof seededWorkstreamEventSchema>;
+export type SeededWorkstreamPatternEngineSourceInput = z.input<typeof seededWorkstreamPatternEngineSourceSchema>;
 export type ConversationUpdateInput = z.input<typeof conversationUpdateSchema>;
 export type ConversationSummarizeInput = z.input<typeof conversationSummarizeInputSchema>;
 export type SeededScoreIncrementInput = z.input<typeof seededScoreIncrementSchema>;

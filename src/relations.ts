@@ -1,39 +1,24 @@
 import { readSkippingDamaged, type SkippedRecord } from './damaged-records.js';
 import { appendId } from './id-lists.js';
+import { LINK, type Link, type LinkName, type RelationEnd } from './links.js';
 import type { ReadView, Transaction } from './ports.js';
 import type { AnnotationRecord, CollectionName } from './records.js';
 
-/** One end of a relation: a field of a collection's records holding one id or a list of ids. */
-export interface RelationEnd {
-  readonly collection: CollectionName;
-  readonly field: string;
-  readonly many: boolean;
-}
+export type { RelationEnd } from './links.js';
 
 /**
  * Two record fields that must always agree: if A names B, B names A. When `owned` is set, the
- * records on side `b` belong to side `a` and are deleted with it.
+ * records on side `b` belong to side `a` and are deleted with it. Every entry of LINK (src/links.ts).
  */
-export interface Relation {
-  readonly a: RelationEnd;
-  readonly b: RelationEnd;
-  readonly owned?: boolean;
-}
+export type Relation = Link;
 
-const many = (collection: CollectionName, field: string): RelationEnd => ({ collection, field, many: true });
-const one = (collection: CollectionName, field: string): RelationEnd => ({ collection, field, many: false });
+/** The links both of whose sides are stored: every link of LINK but a message's annotations (see COVERAGE). */
+type StoredLinkName = { [N in LinkName]: (typeof LINK)[N] extends { readonly coverage: true } ? never : N }[LinkName];
 
-/** Every two-sided reference in the store, by name: the link kinds, plus ownership of messages and annotations. */
-export const RELATION = {
-  conversationMessages: { a: many('conversations', 'messages'), b: one('messages', 'conversation'), owned: true },
-  conversationAnnotations: { a: many('conversations', 'annotations'), b: one('annotations', 'conversation'), owned: true },
-  conversationAnchors: { a: many('conversations', 'anchors'), b: many('anchors', 'conversations') },
-  conversationAssets: { a: many('conversations', 'assets'), b: many('assets', 'conversations') },
-  conversationWebsites: { a: many('conversations', 'websites'), b: many('websites', 'conversations') },
-  conversationSummaries: { a: many('conversations', 'summaries'), b: many('workstreamSummaries', 'conversations') },
-  conversationRanges: { a: many('conversations', 'groundingRanges'), b: many('ranges', 'conversations') },
-  conversationGroundingMessages: { a: many('conversations', 'groundingMessages'), b: many('messages', 'groundedConversations') },
-} as const satisfies Record<string, Relation>;
+/** Every two-sided reference in the store, by name (src/links.ts), the ownership of messages and annotations among them. */
+export const RELATION = Object.fromEntries(Object.entries(LINK).filter(([, link]) => !(link as Link).coverage)) as {
+  readonly [N in StoredLinkName]: (typeof LINK)[N];
+};
 
 export const RELATIONS: readonly Relation[] = Object.values(RELATION);
 
@@ -42,7 +27,7 @@ export const RELATIONS: readonly Relation[] = Object.values(RELATION);
  * the conversation, so summarizing 20,000 messages writes one record, not 20,001. A message's
  * `annotations` on the wire are derived from its conversation's annotations when it is rendered.
  */
-export const COVERAGE: RelationEnd = many('annotations', 'messages');
+export const COVERAGE: RelationEnd = LINK.messageAnnotations.b;
 
 /** The annotations of `conversationId` whose coverage names `messageId`. */
 export async function coveringAnnotations(view: ReadView, conversationId: string, messageId: string): Promise<string[]> {
@@ -114,6 +99,19 @@ async function setLinked(
   const bNames = b !== undefined && idsOf(b, relation.b).includes(aId);
   const aNames = a !== undefined && (!relation.b.many && b !== undefined ? bNames : idsOf(a, relation.a).includes(bId));
   let changed = false;
+  // A record holding one id (an annotation's conversation) that names another record leaves it
+  // first: that record's list stops naming it, so both sides still agree.
+  if (linked) {
+    for (const [end, otherEnd, record, otherId] of [
+      [relation.a, relation.b, a, bId],
+      [relation.b, relation.a, b, aId],
+    ] as const) {
+      const previous = record && !end.many ? idsOf(record, end)[0] : undefined;
+      if (!previous || previous === otherId) continue;
+      const left = (await tx.get(otherEnd.collection, previous)) as Fields | undefined;
+      if (left) tx.put(otherEnd.collection, { ...without(left, otherEnd, new Set([record!.id as string])), updated } as never);
+    }
+  }
   for (const [end, record, otherId, names] of [
     [relation.a, a, bId, aNames],
     [relation.b, b, aId, bNames],

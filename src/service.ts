@@ -16,9 +16,13 @@ import type {
   SeededConversationInput,
   SeededConversationMessageInput,
   SeededModelInput,
+  SeededPersonInput,
   SeededRangeInput,
   SeededScoreIncrementInput,
+  SeededTagInput,
   SeededWebsiteInput,
+  SeededWorkstreamEventInput,
+  SeededWorkstreamPatternEngineSourceInput,
   SeededWorkstreamSummaryInput,
 } from './inputs.js';
 import { LINK_KINDS, type LinkKind } from './links.js';
@@ -30,12 +34,13 @@ import type { ListOptions, OperationContext, ReadOptions } from './operations/co
 import type { JsonPage } from './operations/conversations.js';
 import * as conversations from './operations/conversations.js';
 import * as grounded from './operations/grounded-conversations.js';
+import type { LinkSelector } from './operations/links.js';
 import * as links from './operations/links.js';
 import * as messageOps from './operations/messages.js';
 import * as lifecycle from './operations/model-lifecycle.js';
 import * as models from './operations/models.js';
 import type { RecordKindName } from './operations/record-kinds.js';
-import { createRecord, deleteRecordOfKind, listRecords } from './operations/records.js';
+import { createRecord, deleteRecordOfKind, getRecord, listRecords } from './operations/records.js';
 import { incrementConversationScores, incrementModelScores, incrementScores, SCORED } from './operations/scores.js';
 import * as search from './operations/search.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
@@ -62,11 +67,15 @@ import type {
   Model,
   ModelDeleteCacheOutput,
   ModelDownloadProgress,
+  Person,
   Range,
   SearchedAnnotations,
   SearchedConversationMessages,
   SearchedConversations,
+  Tag,
   Website,
+  WorkstreamEvent,
+  WorkstreamPatternEngineSource,
   WorkstreamSummary,
 } from './wire.js';
 
@@ -176,9 +185,15 @@ export interface Service extends LinkMethods {
   createConversationFromWorkstreamSummary(summary: string): Promise<ConversationCreatedOutput>;
   /** What the client calls when its input gets focus: checks the conversation exists; nothing to prepare here. */
   prepareConversation(conversation: string): Promise<void>;
-  /** Links a conversation to a record of `kind`; the `associateX` methods are shorthands. */
-  associate(kind: LinkKind, conversation: string, target: string): Promise<void>;
-  disassociate(kind: LinkKind, conversation: string, target: string): Promise<void>;
+  /**
+   * Links record `a` to record `b` through a link of LINK (src/links.ts), `a` on its side a:
+   * `associate('messageTags', message, tag)`, `associate('annotationConversation'…)`. Both records
+   * are updated. A conversation's link may be named by its short name too (`anchor`: the
+   * `associateX` methods are shorthands for those).
+   */
+  associate(link: LinkSelector, a: string, b: string): Promise<void>;
+  /** Unlinks record `a` from record `b`, updating both; unlinking twice is harmless. */
+  disassociate(link: LinkSelector, a: string, b: string): Promise<void>;
   // Search, as the official client calls it (limit and offset page the results; default 20)
   /** Conversations that match by their messages, names and annotations, best first. */
   searchConversations(input: SearchInput, options?: ListOptions): Promise<SearchedConversations>;
@@ -251,6 +266,26 @@ export interface Service extends LinkMethods {
   updateAnnotation(annotation: AnnotationUpdateInput): Promise<Annotation>;
   /** Adds one to each field of the annotation's score set in `increment.annotation`. */
   incrementAnnotationScores(annotation: string, increment?: SeededScoreIncrementInput): Promise<void>;
+  // Records the client links messages and annotations to
+  createTag(seed: SeededTagInput, options?: ReadOptions): Promise<Tag>;
+  getTag(tag: string, options?: ReadOptions): Promise<Tag>;
+  listTags(options?: ListOptions): Promise<ListOf<Tag>>;
+  deleteTag(tag: string): Promise<void>;
+  createPerson(seed: SeededPersonInput, options?: ReadOptions): Promise<Person>;
+  getPerson(person: string, options?: ReadOptions): Promise<Person>;
+  listPersons(options?: ListOptions): Promise<ListOf<Person>>;
+  deletePerson(person: string): Promise<void>;
+  createWorkstreamEvent(seed: SeededWorkstreamEventInput, options?: ReadOptions): Promise<WorkstreamEvent>;
+  getWorkstreamEvent(event: string, options?: ReadOptions): Promise<WorkstreamEvent>;
+  listWorkstreamEvents(options?: ListOptions): Promise<ListOf<WorkstreamEvent>>;
+  deleteWorkstreamEvent(event: string): Promise<void>;
+  createWorkstreamPatternEngineSource(
+    seed: SeededWorkstreamPatternEngineSourceInput,
+    options?: ReadOptions,
+  ): Promise<WorkstreamPatternEngineSource>;
+  getWorkstreamPatternEngineSource(source: string, options?: ReadOptions): Promise<WorkstreamPatternEngineSource>;
+  listWorkstreamPatternEngineSources(options?: ListOptions): Promise<ListOf<WorkstreamPatternEngineSource>>;
+  deleteWorkstreamPatternEngineSource(source: string): Promise<void>;
   /**
    * Whether what the service stores is sound: `status` is `ok`, or `damaged` once stored data was
    * found damaged, with the store's check (how far it got, which files are damaged, where) when
@@ -336,6 +371,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   };
   const records = <T>(kind: RecordKindName) => ({
     create: (seed: object, read?: ReadOptions) => createRecord(ctx, kind, seed, read) as Promise<T>,
+    get: (id: string, read?: ReadOptions) => getRecord(ctx, kind, id, read) as Promise<T>,
     list: (options?: ListOptions) => listRecords(ctx, kind, options) as Promise<ListOf<T>>,
     delete: (id: string) => deleteRecordOfKind(ctx, kind, id),
   });
@@ -346,6 +382,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const summaries = records<WorkstreamSummary>('workstreamSummaries');
   const annotations = records<Annotation>('annotations');
   const messages = records<ConversationMessage>('messages');
+  const tags = records<Tag>('tags');
+  const persons = records<Person>('persons');
+  const events = records<WorkstreamEvent>('workstreamEvents');
+  const sources = records<WorkstreamPatternEngineSource>('sources');
 
   const watcher = createWatcher({
     repository,
@@ -424,6 +464,22 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     getAnnotation: (id) => annotationOps.getAnnotation(ctx, id),
     updateAnnotation: (body) => annotationOps.updateAnnotation(ctx, body),
     incrementAnnotationScores: (id, increment) => incrementScores(ctx, SCORED.annotation, id, increment),
+    createTag: tags.create,
+    getTag: tags.get,
+    listTags: tags.list,
+    deleteTag: tags.delete,
+    createPerson: persons.create,
+    getPerson: persons.get,
+    listPersons: persons.list,
+    deletePerson: persons.delete,
+    createWorkstreamEvent: events.create,
+    getWorkstreamEvent: events.get,
+    listWorkstreamEvents: events.list,
+    deleteWorkstreamEvent: events.delete,
+    createWorkstreamPatternEngineSource: sources.create,
+    getWorkstreamPatternEngineSource: sources.get,
+    listWorkstreamPatternEngineSources: sources.list,
+    deleteWorkstreamPatternEngineSource: sources.delete,
     health: async () => healthOf(store),
     watch: (options) => watcher.watch(options),
     close: async () => {

@@ -39,6 +39,15 @@ export type WorkstreamSummary = z.output<typeof answers.workstreamSummaryAnswerS
 
 export type Range = z.output<typeof answers.rangeAnswerSchema>;
 
+export type Tag = z.output<typeof answers.tagAnswerSchema>;
+
+export type Person = z.output<typeof answers.personAnswerSchema>;
+
+export type WorkstreamEvent = z.output<typeof answers.workstreamEventAnswerSchema>;
+
+/** The client's IdentifiedWorkstreamPatternEngineSource. */
+export type WorkstreamPatternEngineSource = z.output<typeof answers.workstreamPatternEngineSourceAnswerSchema>;
+
 /** A failure the service keeps for a model: why, and when (ISO 8601). */
 export type ModelFailure = z.output<typeof answers.modelFailureAnswerSchema>;
 

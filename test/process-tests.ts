@@ -39,6 +39,7 @@ export const PROCESS_TESTS = [
   'test/contracts/postgres.test.ts', // a PostgreSQL server (test/helpers/postgres.ts)
   'test/storage/postgres.test.ts', // a PostgreSQL server
   'test/storage/postgres-round-trips.test.ts', // a PostgreSQL server
+  'test/storage/postgres-links.test.ts', // a PostgreSQL server
   'test/storage/postgres-feed.test.ts', // a PostgreSQL server, two stores on it
   'test/storage/postgres-backfill.test.ts', // a PostgreSQL server, two stores migrating one schema at once
   'test/storage/postgres-message-updates.test.ts', // a PostgreSQL server, two stores on it

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { KINDS, type RecordKindName } from '../../src/kinds/index.js';
 import {
   annotationUpdateSchema,
   conversationSummarizeInputSchema,
@@ -7,19 +8,19 @@ import {
   messageValueUpdateSchema,
   modelDeleteCacheInputSchema,
   modelUpdateSchema,
-  seededAnchorSchema,
-  seededAnnotationSchema,
-  seededAssetSchema,
-  seededConversationMessageSchema,
   seededConversationSchema,
   seededModelSchema,
-  seededRangeSchema,
   seededScoreIncrementSchema,
   seededScoreSchema,
-  seededWebsiteSchema,
-  seededWorkstreamSummarySchema,
 } from '../../src/schemas/index.js';
 import { searchInputSchema } from '../../src/schemas/search.js';
+
+type RecordsOf<C extends RecordKindName> = NonNullable<(typeof KINDS)[C]['records']>;
+
+/** The record kinds' seeds by name (SeededAnchor, …), from KINDS (src/kinds/). */
+const kindSeeds = Object.fromEntries(
+  Object.values(KINDS).flatMap((kind) => ('records' in kind && kind.records ? [[kind.records.seedName, kind.records.seed]] : [])),
+) as { [C in RecordKindName as RecordsOf<C>['seedName']]: RecordsOf<C>['seed'] };
 
 /**
  * The request bodies by their name in the OpenAPI document (`#/components/schemas/<name>`): the
@@ -32,15 +33,9 @@ export const inputSchemas = {
   SeededScore: seededScoreSchema,
   SeededScoreIncrement: seededScoreIncrementSchema,
   ConversationSummarizeInput: conversationSummarizeInputSchema,
-  SeededConversationMessage: seededConversationMessageSchema,
+  ...kindSeeds,
   MessageUpdate: messageUpdateSchema,
   MessageValueUpdate: messageValueUpdateSchema,
-  SeededAnchor: seededAnchorSchema,
-  SeededAsset: seededAssetSchema,
-  SeededWebsite: seededWebsiteSchema,
-  SeededRange: seededRangeSchema,
-  SeededWorkstreamSummary: seededWorkstreamSummarySchema,
-  SeededAnnotation: seededAnnotationSchema,
   AnnotationUpdate: annotationUpdateSchema,
   SeededModel: seededModelSchema,
   ModelUpdate: modelUpdateSchema,

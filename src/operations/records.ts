@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ServiceError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { LINK, type LinkName } from '../links.js';
 import type { CollectionName } from '../records.js';
 import { conversationsNamedBy, deleteRecord, link } from '../relations.js';
 import { parseInput } from '../validate.js';
@@ -48,10 +49,19 @@ export async function createRecord(ctx: OperationContext, name: RecordKindName, 
       }
     }
     tx.put(kind.collection, record);
-    if (conversationId && kind.relation) await link(tx, kind.relation, conversationId, record.id, now);
+    const relation = kind.conversationLink ? LINK[kind.conversationLink as LinkName] : undefined;
+    if (conversationId && relation) await link(tx, relation, conversationId, record.id, now);
     // Read back: linking may have changed the record.
     return kind.render(await mustGet(tx, kind.collection, record.id, kind.resource), render);
   });
+}
+
+/** One record of `kind`; NOT_FOUND when there is none. */
+export async function getRecord(ctx: OperationContext, name: RecordKindName, recordId: string, options?: ReadOptions): Promise<unknown> {
+  const kind = kindOf(name);
+  const id = parseId(recordId, `${kind.resource} id`);
+  const render = renderOptions(options);
+  return ctx.repository.read(async (view) => kind.render(await mustGet(view, kind.collection, id, kind.resource), render));
 }
 
 /** The records of `kind`, oldest first, a page at a time. */

@@ -9,6 +9,7 @@ import {
   renderMessages,
 } from './conversation.js';
 import type { CachedJson } from './json-cache.js';
+import { linksJson, messageHasLinks } from './links.js';
 import type { RenderOptions } from './lists.js';
 
 // The JSON of `renderConversation`, written straight from the records: byte for byte the same text
@@ -61,7 +62,7 @@ export function conversationJson(snapshot: ConversationSnapshot, options: Render
     `{"id":${json(record.id)},"created":${timestampJson(record.created)},"updated":${timestampJson(record.updated)},"type":${json(record.type)}` +
     `,"messages":{"iterable":[${iterable}],"indices":{${indices}}},"annotations":{"iterable":[${annotations}]}` +
     `,"anchors":${idListJson(record.anchors)},"assets":${idListJson(record.assets)},"websites":${idListJson(record.websites)},"summaries":${idListJson(record.summaries)}` +
-    `,"grounding":{"messages":${idListJson(record.groundingMessages)},"temporal":{"workstreams":${idListJson(record.groundingRanges)}}}`;
+    `,"grounding":{"messages":${idListJson(record.groundingMessages)},"temporal":{"workstreams":${idListJson(record.groundingRanges)}}${record.groundingSources && record.groundingSources.length > 0 ? `,"sources":${idListJson(record.groundingSources)}` : ''}}`;
   for (const field of OPTIONAL_CONVERSATION_FIELDS) {
     const value = record[field];
     if (value !== undefined) out += `,"${field}":${json(value)}`;
@@ -138,7 +139,7 @@ function messageJson(message: MessageRecord, transferables: boolean, annotations
   if (message.score) out += `,"score":${json(message.score)}`;
   if (message.deleted) out += `,"deleted":${timestampJson(message.deleted)}`;
   if (annotations && annotations.length > 0) out += `,"annotations":${idListJson(annotations)}`;
-  return `${out}}`;
+  return messageHasLinks(message) ? `${out}${linksJson('messages', message)}}` : `${out}}`;
 }
 
 function isTimestamp(value: unknown): value is Timestamp {

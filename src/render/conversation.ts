@@ -4,6 +4,7 @@ import type { AnnotationRecord, ConversationRecord, MessageRecord } from '../rec
 import { covers } from '../relations.js';
 import { runAtOnce, runInSlices } from '../slices.js';
 import type { Annotation, Conversation, ConversationMessage, ConversationMessages } from '../wire.js';
+import { messageHasLinks, withLinks } from './links.js';
 import { idList, type RenderOptions, renderFragment } from './lists.js';
 
 // Renderers copy fields one by one rather than with object rest: this is the hot path of every
@@ -28,7 +29,7 @@ export function renderMessage(message: MessageRecord, options: RenderOptions, an
   if (message.score) rendered.score = message.score;
   if (message.deleted) rendered.deleted = message.deleted;
   if (annotations.length > 0) rendered.annotations = idList(annotations);
-  return rendered;
+  return messageHasLinks(message) ? withLinks<ConversationMessage>('messages', message, rendered) : rendered;
 }
 
 const NONE: readonly string[] = [];
@@ -55,9 +56,9 @@ export function coverageOf(snapshot: ConversationSnapshot): { get(messageId: str
 
 export function renderAnnotation(annotation: AnnotationRecord): Annotation {
   const { conversation, messages, ...fields } = annotation;
-  const rendered: Annotation = { ...fields, messages: idList(messages) };
+  const rendered = { ...fields, messages: idList(messages) } as unknown as Annotation;
   if (conversation) rendered.conversation = { id: conversation };
-  return rendered;
+  return withLinks<Annotation>('annotations', annotation, rendered);
 }
 
 /** How a page of messages is answered: with or without transferables, from `offset`, at most `limit`. */
@@ -246,6 +247,7 @@ function withMessages(snapshot: ConversationSnapshot, messages: ConversationMess
     summaries: idList(record.summaries),
     grounding: { messages: idList(record.groundingMessages), temporal: { workstreams: idList(record.groundingRanges) } },
   };
+  if (record.groundingSources && record.groundingSources.length > 0) rendered.grounding.sources = idList(record.groundingSources);
   for (const field of OPTIONAL_CONVERSATION_FIELDS) {
     const value = record[field];
     if (value !== undefined) (rendered as unknown as Record<string, unknown>)[field] = value;

@@ -1,15 +1,16 @@
 import type { AnchorRecord, AssetRecord, RangeRecord, WebsiteRecord, WorkstreamSummaryRecord } from '../records.js';
 import type { Anchor, Asset, Range, Website, WorkstreamSummary } from '../wire.js';
+import { withLinks } from './links.js';
 import { idList, type RenderOptions, renderFragment } from './lists.js';
 
 export function renderAnchor(record: AnchorRecord): Anchor {
   const { conversations, fullpath, platform, point, ...fields } = record;
   const reference = { id: point, created: record.created, updated: record.updated, fullpath, anchor: { id: record.id } };
-  return {
+  return withLinks<Anchor>('anchors', record, {
     ...fields,
     points: { iterable: [{ id: point, reference: platform ? { ...reference, platform } : reference }] },
     conversations: idList(conversations),
-  };
+  });
 }
 
 /** An asset with its one format; the format's fragment is its transferable content. */
@@ -17,7 +18,7 @@ export function renderAsset(record: AssetRecord, options: RenderOptions): Asset 
   const { conversations, content, format, application = {}, ...fields } = record;
   const raw = content?.string?.raw ?? '';
   const fragment = renderFragment(content, options);
-  return {
+  return withLinks<Asset>('assets', record, {
     ...fields,
     formats: {
       iterable: [
@@ -38,17 +39,17 @@ export function renderAsset(record: AssetRecord, options: RenderOptions): Asset 
     preview: { base: { id: format } },
     original: { id: format },
     conversations: idList(conversations),
-  };
+  });
 }
 
 export function renderWebsite(record: WebsiteRecord): Website {
-  return { ...record, conversations: idList(record.conversations) };
+  return withLinks<Website>('websites', record, { ...record, conversations: idList(record.conversations) });
 }
 
 export function renderWorkstreamSummary(record: WorkstreamSummaryRecord): WorkstreamSummary {
-  return { ...record, conversations: idList(record.conversations) };
+  return withLinks<WorkstreamSummary>('workstreamSummaries', record, { ...record, conversations: idList(record.conversations) });
 }
 
 export function renderRange(record: RangeRecord): Range {
-  return { ...record, conversations: idList(record.conversations) };
+  return withLinks<Range>('ranges', record, { ...record, conversations: idList(record.conversations) });
 }

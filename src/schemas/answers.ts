@@ -55,6 +55,10 @@ const flatReferences = referenceListAnswerSchema(ref).describe('A list wrapper o
 
 const common = { id: z.string(), created: timestampAnswerSchema, updated: timestampAnswerSchema };
 
+/** Lists of linked records a record answers only once it has some (see src/links.ts), by wire name. */
+const linkLists = <const K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((name) => [name, flatReferences.optional()])) as { [N in K]: z.ZodOptional<typeof flatReferences> };
+
 /** A record an answer left out because it is damaged on disk: the error a read of it answers. */
 export const skippedRecordAnswerSchema = z.object({
   code: z.literal('DATA_DAMAGED'),
@@ -83,6 +87,7 @@ export const conversationMessageAnswerSchema = z.object({
   score: scoreSchema.optional(),
   deleted: timestampAnswerSchema.optional(),
   annotations: flatReferences.optional(),
+  ...linkLists('messages', 'anchors', 'assets', 'persons', 'ranges', 'tags', 'websites', 'workstream_events', 'sources', 'summaries'),
 });
 
 export const conversationMessagesAnswerSchema = z.object({
@@ -102,6 +107,7 @@ export const annotationAnswerSchema = z.object({
   conversation: ref.optional(),
   score: scoreSchema.optional(),
   messages: flatReferences.optional(),
+  ...linkLists('anchors', 'assets', 'persons', 'tags', 'websites', 'workstream_events', 'summaries'),
 });
 
 export const conversationAnswerSchema = z.object({
@@ -124,7 +130,11 @@ export const conversationAnswerSchema = z.object({
   assets: flatReferences,
   websites: flatReferences,
   summaries: flatReferences,
-  grounding: z.object({ messages: flatReferences, temporal: z.object({ workstreams: flatReferences }) }),
+  grounding: z.object({
+    messages: flatReferences,
+    temporal: z.object({ workstreams: flatReferences }),
+    sources: flatReferences.optional(),
+  }),
   skipped,
 });
 
@@ -143,6 +153,7 @@ export const anchorAnswerSchema = z.object({
   watch: z.boolean().optional(),
   points: referenceListAnswerSchema(referenceAnswerSchema(anchorPointAnswerSchema)),
   conversations: flatReferences,
+  ...linkLists('messages', 'annotations'),
 });
 
 /** An asset's one format: its content as a fragment. */
@@ -168,9 +179,16 @@ export const assetAnswerSchema = z.object({
   preview: z.object({ base: ref }),
   original: ref,
   conversations: flatReferences,
+  ...linkLists('messages', 'annotations'),
 });
 
-export const websiteAnswerSchema = z.object({ ...common, url: z.string(), name: z.string(), conversations: flatReferences });
+export const websiteAnswerSchema = z.object({
+  ...common,
+  url: z.string(),
+  name: z.string(),
+  conversations: flatReferences,
+  ...linkLists('messages', 'annotations'),
+});
 
 export const workstreamSummaryAnswerSchema = z.object({
   ...common,
@@ -178,6 +196,7 @@ export const workstreamSummaryAnswerSchema = z.object({
   model: free,
   favorited: z.boolean().optional(),
   conversations: flatReferences,
+  ...linkLists('messages', 'annotations'),
 });
 
 export const rangeAnswerSchema = z.object({
@@ -186,6 +205,40 @@ export const rangeAnswerSchema = z.object({
   to: timestampAnswerSchema.optional(),
   between: z.boolean().optional(),
   conversations: flatReferences,
+  ...linkLists('messages'),
+});
+
+export const tagAnswerSchema = z.object({
+  ...common,
+  text: z.string(),
+  category: z.string(),
+  mechanism: z.string().optional(),
+  ...linkLists('messages', 'annotations'),
+});
+
+export const personAnswerSchema = z.object({
+  ...common,
+  type: free.describe("The client's PersonType: `basic` or `platform` details, as given."),
+  mechanism: z.string().optional(),
+  ...linkLists('messages', 'annotations'),
+});
+
+export const workstreamEventAnswerSchema = z.object({
+  ...common,
+  application: free,
+  trigger: free,
+  context: free.optional(),
+  readable: z.string().optional(),
+  ...linkLists('messages', 'annotations'),
+});
+
+/** The client's IdentifiedWorkstreamPatternEngineSource. */
+export const workstreamPatternEngineSourceAnswerSchema = z.object({
+  ...common,
+  raw: free,
+  readable: z.string(),
+  filter: z.boolean().optional(),
+  ...linkLists('messages', 'conversations'),
 });
 
 const byteDescriptor = z.object({ value: z.number(), readable: z.string() });
@@ -279,6 +332,10 @@ export const websitesAnswerSchema = listAnswerSchema(websiteAnswerSchema);
 export const rangesAnswerSchema = listAnswerSchema(rangeAnswerSchema);
 export const workstreamSummariesAnswerSchema = listAnswerSchema(workstreamSummaryAnswerSchema);
 export const annotationsAnswerSchema = listAnswerSchema(annotationAnswerSchema);
+export const tagsAnswerSchema = listAnswerSchema(tagAnswerSchema);
+export const personsAnswerSchema = listAnswerSchema(personAnswerSchema);
+export const workstreamEventsAnswerSchema = listAnswerSchema(workstreamEventAnswerSchema);
+export const workstreamPatternEngineSourcesAnswerSchema = listAnswerSchema(workstreamPatternEngineSourceAnswerSchema);
 
 export const conversationSummarizeOutputSchema = z
   .object({ conversation: ref, annotation: ref })
@@ -373,6 +430,14 @@ export const answerSchemas = {
   Ranges: rangesAnswerSchema,
   WorkstreamSummaries: workstreamSummariesAnswerSchema,
   Annotations: annotationsAnswerSchema,
+  Tag: tagAnswerSchema,
+  Tags: tagsAnswerSchema,
+  Person: personAnswerSchema,
+  Persons: personsAnswerSchema,
+  WorkstreamEvent: workstreamEventAnswerSchema,
+  WorkstreamEvents: workstreamEventsAnswerSchema,
+  WorkstreamPatternEngineSource: workstreamPatternEngineSourceAnswerSchema,
+  WorkstreamPatternEngineSources: workstreamPatternEngineSourcesAnswerSchema,
   ConversationSummarizeOutput: conversationSummarizeOutputSchema,
   FlattenedConversations: flattenedConversationsSchema,
   ConversationCreatedOutput: conversationCreatedOutputSchema,

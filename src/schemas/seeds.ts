@@ -211,3 +211,58 @@ export type SeededAsset = z.infer<typeof seededAssetSchema>;
 export type SeededWebsite = z.infer<typeof seededWebsiteSchema>;
 export type SeededWorkstreamSummary = z.infer<typeof seededWorkstreamSummarySchema>;
 export type SeededRange = z.infer<typeof seededRangeSchema>;
+
+/** Body of `POST /tags/create`: the client's SeededTag. */
+export const seededTagSchema = z.strictObject({
+  schema: ignoredField,
+  text: nameSchema,
+  category: openEnumSchema.optional(),
+  mechanism: mechanismSchema.optional(),
+  asset: ignoredField,
+  person: ignoredField,
+  tagsVector: ignoredField,
+});
+
+/** Body of `POST /persons/create`: the client's SeededPerson; `type` (basic or platform details) is kept as given. */
+export const seededPersonSchema = z.strictObject({
+  schema: ignoredField,
+  type: jsonObjectSchema,
+  mechanism: mechanismSchema.optional(),
+  access: ignoredField,
+  model: ignoredField,
+  asset: ignoredField,
+  annotations: ignoredField,
+  anchors: ignoredField,
+});
+
+/** Body of `POST /workstream_events/create`: the client's SeededWorkstreamEvent. */
+export const seededWorkstreamEventSchema = z.strictObject({
+  schema: ignoredField,
+  application: jsonObjectSchema,
+  trigger: jsonObjectSchema,
+  context: jsonObjectSchema.optional(),
+  readable: textSchema.optional(),
+  score: ignoredField,
+  summary: ignoredField,
+  internal_identifier: ignoredField,
+  workstreamEventsVector: ignoredField,
+  processing: ignoredField,
+  tags: ignoredField,
+  anchors: ignoredField,
+  websites: ignoredField,
+  persons: ignoredField,
+});
+
+/** Body of `POST /workstream_pattern_engine/sources/create`: the client's SeededWorkstreamPatternEngineSource. */
+export const seededWorkstreamPatternEngineSourceSchema = z.strictObject({
+  schema: ignoredField,
+  raw: jsonObjectSchema,
+  readable: textSchema,
+  filter: z.boolean().optional(),
+  accessibility: ignoredField,
+});
+
+export type SeededTag = z.infer<typeof seededTagSchema>;
+export type SeededPerson = z.infer<typeof seededPersonSchema>;
+export type SeededWorkstreamEvent = z.infer<typeof seededWorkstreamEventSchema>;
+export type SeededWorkstreamPatternEngineSource = z.infer<typeof seededWorkstreamPatternEngineSourceSchema>;

@@ -47,6 +47,10 @@ export function sampleRecord<C extends CollectionName>(collection: C, id: string
     workstreamSummaries: () => ({ ...base, name: `Summary ${id}`, model: {}, conversations: [] }),
     ranges: () => ({ ...base, from: now, to: now, between: true, conversations: [] }),
     models: () => ({ id, version: '1', created: now, name: `Model ${id}`, cloud: false, type: 'BALANCED', usage: 'CODE_CONVERSATION' }),
+    tags: () => ({ ...base, text: `tag-${id}`, category: 'UNKNOWN', messages: [], annotations: [] }),
+    persons: () => ({ ...base, type: { basic: { name: `Person ${id}` } }, messages: [], annotations: [] }),
+    workstreamEvents: () => ({ ...base, application: { id: 'app' }, trigger: {}, messages: [], annotations: [] }),
+    sources: () => ({ ...base, raw: { name: `Source ${id}` }, readable: `Source ${id}`, messages: [], conversations: [] }),
   };
   return records[collection]();
 }

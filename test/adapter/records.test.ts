@@ -13,6 +13,14 @@ const SEEDS: Record<RecordRoute, { seed: Record<string, unknown>; invalid: Recor
   ranges: { seed: seeds.range, invalid: { from: { value: 'last tuesday' } }, field: ['from', 'value'] },
   workstreamSummaries: { seed: seeds.workstreamSummary, invalid: { name: 'Morning' }, field: ['model'] },
   annotations: { seed: seeds.annotation, invalid: { type: 'RANT', text: 'meh' }, field: ['type'] },
+  tags: { seed: { text: 'typescript', category: 'UNKNOWN' }, invalid: { text: 42 }, field: ['text'] },
+  persons: { seed: { type: { basic: { name: 'Ada' } } }, invalid: { type: 'Ada' }, field: ['type'] },
+  workstreamEvents: {
+    seed: { application: { id: 'vscode' }, trigger: {} },
+    invalid: { application: { id: 'vscode' } },
+    field: ['trigger'],
+  },
+  sources: { seed: { raw: { name: 'VS Code' }, readable: 'VS Code' }, invalid: { raw: { name: 'VS Code' } }, field: ['readable'] },
 };
 
 describe.each(Object.keys(RECORD_ROUTES) as RecordRoute[])('records: %s', (name) => {

@@ -72,7 +72,7 @@ describe('the docs page in Chromium', needs(unmet(CHROMIUM)), () => {
       ]) {
         expect(text).toContain(shown);
       }
-      expect(await page.locator('.opblock').count()).toBe(74);
+      expect(await page.locator('.opblock').count()).toBe(178);
       // "Try it out" is off.
       expect(await page.locator('button.try-out__btn').count()).toBe(0);
 

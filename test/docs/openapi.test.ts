@@ -157,7 +157,7 @@ describe('the OpenAPI document', () => {
     const described = new Set(operationsOf(createOpenApiDocument() as Doc).keys());
     expect([...served].filter((op) => !described.has(op))).toEqual([]);
     expect([...described].filter((op) => !served.has(op))).toEqual([]);
-    expect(described.size).toBe(78);
+    expect(described.size).toBe(182);
     // The docs routes themselves are served.
     expect(
       router.routes
@@ -271,7 +271,27 @@ describe('the OpenAPI document', () => {
       const create = `create${kind[0]!.toUpperCase()}${kind.slice(1)}` as 'createAnchor';
       await service[create](seed as Parameters<Service['createAnchor']>[0]);
     }
-    await service.createAnnotation({ ...seeds.annotation, conversation: conversation.id });
+    const annotation = await service.createAnnotation({ ...seeds.annotation, conversation: conversation.id });
+    // Answers with links of every kind: each list a record shows once it has one.
+    const message = conversation.messages.iterable[0]!.id;
+    const [tag, person, event, source, anchor, website] = await Promise.all([
+      service.createTag(seeds.tag),
+      service.createPerson(seeds.person),
+      service.createWorkstreamEvent(seeds.workstreamEvent),
+      service.createWorkstreamPatternEngineSource(seeds.workstreamPatternEngineSource),
+      service.createAnchor(seeds.anchor),
+      service.createWebsite(seeds.website),
+    ]);
+    await service.associate('messageTags', message, tag.id);
+    await service.associate('messagePersons', message, person.id);
+    await service.associate('messageWorkstreamEvents', message, event.id);
+    await service.associate('messageSources', message, source.id);
+    await service.associate('messageAnchors', message, anchor.id);
+    await service.associate('messageMessages', message, conversation.messages.iterable[1]!.id);
+    await service.associate('messageAnnotations', message, annotation.id);
+    await service.associate('annotationTags', annotation.id, tag.id);
+    await service.associate('annotationWebsites', annotation.id, website.id);
+    await service.associate('conversationSources', conversation.id, source.id);
     /** The answer at `path`, which must be what its schema describes: parsing it drops no field (zod strips unknown ones). */
     const fits = async (name: AnswerName, path: string, status = 200) => {
       const answer = await router.request(`http://127.0.0.1${path}`);

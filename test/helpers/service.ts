@@ -9,8 +9,12 @@ import {
   type SeededAnnotationInput,
   type SeededAssetInput,
   type SeededModelInput,
+  type SeededPersonInput,
   type SeededRangeInput,
+  type SeededTagInput,
   type SeededWebsiteInput,
+  type SeededWorkstreamEventInput,
+  type SeededWorkstreamPatternEngineSourceInput,
   type SeededWorkstreamSummaryInput,
   type Service,
   type ServiceOptions,
@@ -73,6 +77,10 @@ export const seeds = {
   range: { from: { value: '2026-01-01T00:00:00.000Z' }, to: { value: '2026-01-02T00:00:00.000Z' }, between: true },
   workstreamSummary: { name: 'Morning work', model: { id: 'some-model' } },
   annotation: { type: 'COMMENT', text: 'Worth a look.' },
+  tag: { text: 'performance', category: 'UNKNOWN' },
+  person: { type: { basic: { name: 'Ada Lovelace', email: 'ada@example.com' } } },
+  workstreamEvent: { application: { id: 'vscode', name: 'VS_CODE' }, trigger: { copy: {} }, readable: 'Copied a snippet' },
+  workstreamPatternEngineSource: { raw: { name: 'VS Code', application: 'VS_CODE' }, readable: 'VS Code' },
 } satisfies {
   anchor: SeededAnchorInput;
   asset: SeededAssetInput;
@@ -80,4 +88,8 @@ export const seeds = {
   range: SeededRangeInput;
   workstreamSummary: SeededWorkstreamSummaryInput;
   annotation: SeededAnnotationInput;
+  tag: SeededTagInput;
+  person: SeededPersonInput;
+  workstreamEvent: SeededWorkstreamEventInput;
+  workstreamPatternEngineSource: SeededWorkstreamPatternEngineSourceInput;
 };

@@ -1,4 +1,4 @@
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
@@ -14,12 +14,62 @@ const everything = (repository: Repository) =>
     Object.fromEntries(await Promise.all(COLLECTION_NAMES.map(async (name) => [name, (await view.list(name)).records]))),
   );
 
+/** A fixture's expected records, with the collections added since it was written (empty there). */
+const withEveryCollection = (expected: Record<string, any>): Record<string, any> => ({
+  ...Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []])),
+  ...expected,
+});
+
+describe('JSON-file repository: upgrading a data folder of format 6 (before tags, persons, workstream events and sources)', () => {
+  it('opens it with the four collections empty, keeps every record, and writes format 7', async () => {
+    const folder = await tempDir('cms-migrate6-');
+    const file = path.join(folder, 'db.json');
+    const store = await createJsonFileRepository({ file });
+    await store.transact(async (tx) =>
+      tx.put('websites', {
+        id: 'w1',
+        created: { value: 'x' },
+        updated: { value: 'x' },
+        url: 'https://a.example',
+        name: 'A',
+        conversations: [],
+      }),
+    );
+    await store.close();
+    // What release 6 wrote: version 6, and no collection of the new kinds.
+    const written = JSON.parse(await readFile(file, 'utf8'));
+    const { tags: _t, persons: _p, workstreamEvents: _e, sources: _s, ...format6 } = written;
+    await writeFile(file, JSON.stringify({ ...format6, version: 6 }));
+
+    const reopened = await createJsonFileRepository({ file });
+    const records = await everything(reopened);
+    expect(records.websites).toMatchObject([{ id: 'w1', url: 'https://a.example' }]);
+    for (const name of ['tags', 'persons', 'workstreamEvents', 'sources']) expect(records[name], name).toEqual([]);
+    await reopened.transact(async (tx) =>
+      tx.put('tags', {
+        id: 't1',
+        created: { value: 'x' },
+        updated: { value: 'x' },
+        text: 'ts',
+        category: 'UNKNOWN',
+        messages: [],
+        annotations: [],
+      }),
+    );
+    await reopened.close();
+    expect(JSON.parse(await readFile(file, 'utf8')).version).toBe(JSON_FILE_FORMAT_VERSION);
+    const again = await createJsonFileRepository({ file });
+    expect((await everything(again)).tags).toMatchObject([{ id: 't1' }]);
+    await again.close();
+  });
+});
+
 describe('JSON-file repository: upgrading a data folder of format 4', () => {
   it('opens a folder the previous release wrote, migrates it once, keeps the old snapshot as the backup, and reads back the same records', async () => {
     const folder = await tempDir('cms-migrate-');
     await cp(path.join(FIXTURE, 'data'), folder, { recursive: true });
     const file = path.join(folder, 'db.json');
-    const expected = JSON.parse(await readFile(path.join(FIXTURE, 'expected.json'), 'utf8'));
+    const expected = withEveryCollection(JSON.parse(await readFile(path.join(FIXTURE, 'expected.json'), 'utf8')));
     const before = await readFile(file, 'utf8');
     expect(JSON.parse(before).version).toBe(4);
 
@@ -50,7 +100,7 @@ describe('JSON-file repository: upgrading a data folder of format 4', () => {
     // The fixture's own snapshot made the backup: the journals hold everything since.
     const { rename } = await import('node:fs/promises');
     await rename(file, `${file}.bak`);
-    const expected = JSON.parse(await readFile(path.join(FIXTURE, 'expected.json'), 'utf8'));
+    const expected = withEveryCollection(JSON.parse(await readFile(path.join(FIXTURE, 'expected.json'), 'utf8')));
     const repository = await createJsonFileRepository({ file });
     expect(await everything(repository)).toEqual(expected);
     await repository.close();
@@ -62,7 +112,7 @@ describe('JSON-file repository: upgrading a data folder of format 5 (no checksum
     const folder = await tempDir('cms-migrate5-');
     await cp(path.join(FORMAT_5, 'data'), folder, { recursive: true });
     const file = path.join(folder, 'db.json');
-    const expected = JSON.parse(await readFile(path.join(FORMAT_5, 'expected.json'), 'utf8'));
+    const expected = withEveryCollection(JSON.parse(await readFile(path.join(FORMAT_5, 'expected.json'), 'utf8')));
     const before = await readFile(file, 'utf8');
     expect(JSON.parse(before).version).toBe(5);
 

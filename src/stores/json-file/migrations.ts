@@ -41,7 +41,16 @@ const STEPS: Record<
   // hint of version 6; journal lines written before have none, and are read as they are.
   // Records are unchanged.
   5: {},
+  // 6 → 7: four new collections (tags, persons, workstream events, workstream pattern-engine
+  // sources), empty in a store written before. A new version, not a missing collection read as
+  // empty: a journal naming them would be damage to a release that does not know them, which
+  // refuses the file by its version instead. Records are unchanged (new link fields are absent
+  // until a first link).
+  6: { snapshot: (data) => ({ ...Object.fromEntries(ADDED_IN_7.map((name) => [name, []])), ...data }) },
 };
+
+/** The collections version 7 added: a fact of that version, not to be extended with later ones. */
+const ADDED_IN_7: readonly CollectionName[] = ['tags', 'persons', 'workstreamEvents', 'sources'];
 
 /** The snapshot in the current layout, or an error if it comes from a newer release or is damaged. */
 export function migrate(data: SnapshotData, file: string): SnapshotData {
