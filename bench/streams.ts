@@ -192,6 +192,7 @@ async function main(): Promise<void> {
 
     const phases: Record<'none stalled' | 'one stalled', number[]> = { 'none stalled': [], 'one stalled': [] };
     const drops: { bytesWritten: number; code: number }[] = [];
+    const perRound: Record<'none stalled' | 'one stalled', number[]> = { 'none stalled': [], 'one stalled': [] };
     let fewest = 1;
     let extraImports = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -201,6 +202,7 @@ async function main(): Promise<void> {
         await extra.first;
         if (phase === 'one stalled') extra.socket.pause();
         const counts = subscribers.map((subscriber) => subscriber.ids);
+        const firstOfRound = phases[phase].length;
         let writes = 0;
         let importMs = 0;
         const phaseStart = performance.now();
@@ -216,6 +218,7 @@ async function main(): Promise<void> {
             writes += 2;
           }
         }
+        perRound[phase].push(latencySummary(phases[phase].slice(firstOfRound)).p99);
         // Every subscriber is sent the last change (a new conversation): none was slowed out. Each
         // write changes the same conversation, so a frame that waited may hold several writes.
         console.error(
@@ -284,7 +287,12 @@ async function main(): Promise<void> {
     console.log(`| no subscriber (after they left, ${WRITES} writes) | ${fixed(noSubscriber.p50, 2)} | ${fixed(noSubscriber.p99, 2)} |`);
     console.log(`| none stalled | ${fixed(none.p50, 2)} | ${fixed(none.p99, 2)} |`);
     console.log(`| one stalled | ${fixed(stalled.p50, 2)} | ${fixed(stalled.p99, 2)} |`);
+    const ratios = perRound['one stalled'].map((p99, i) => p99 / perRound['none stalled'][i]!).sort((a, b) => a - b);
     console.log(`\np99 one stalled / none stalled: **${fixed(stalled.p99 / none.p99, 2)}**`);
+    console.log(
+      `Each round's p99, none / one stalled: ${perRound['none stalled'].map((p99, i) => `${fixed(p99)} / ${fixed(perRound['one stalled'][i]!)}`).join(', ')} ms; ` +
+        `the median of the rounds' ratios: ${fixed(ratios[Math.floor(ratios.length / 2)]!, 2)}`,
+    );
     console.log(
       `The stalled subscriber, each round: dropped, close code ${drops.map((drop) => drop.code).join(', ')} (1013: too slow), after ${extraImports} imports and deletions past the timed writes in all.`,
     );
