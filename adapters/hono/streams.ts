@@ -1,7 +1,15 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { isServiceError, type Service, ServiceError, STREAMS, type StreamCollection, WATCH_DEFAULTS } from '../../src/index.js';
+import {
+  type IdentifierStream,
+  isServiceError,
+  type Service,
+  ServiceError,
+  STREAMS,
+  type StreamCollection,
+  WATCH_DEFAULTS,
+} from '../../src/index.js';
 import { STATUS_BY_CODE } from './errors.js';
 import { SendTurns } from './send-turns.js';
 import { bearerToken, hostAndOriginCheck, tokenCheck, type WebOriginOptions } from './web-origin.js';
@@ -124,7 +132,15 @@ export function attachStreams(server: Server, service: Service, options: Streams
   const serve = (ws: WebSocket, collection: StreamCollection, path: string) => {
     options.requestLog?.(`WS ${path} open`);
     const opened = performance.now();
-    const stream = service.watch({ collection, maxPendingIds });
+    let stream: IdentifierStream;
+    try {
+      stream = service.watch({ collection, maxPendingIds });
+    } catch (error) {
+      // The service was closed before the server: nothing to stream.
+      ws.on('error', () => undefined);
+      ws.close(STREAM_CLOSE_CODES.goingAway, isServiceError(error) ? error.code : 'INTERNAL');
+      return;
+    }
     streaming.add(ws);
     void stream.ended.then(() => streaming.delete(ws));
     ws.on('close', (code) => {

@@ -99,6 +99,15 @@ describe('change streams over WebSocket', () => {
     expect(idsOf(await annotations!.next())).toEqual([`-${annotation.id}`]);
   });
 
+  it('closes a stream opened after the service closed with 1001, and goes on serving', async () => {
+    const service = await jsonFileService();
+    const server = await serve(service);
+    await service.close();
+    const late = await openStream(wsUrl(server, '/conversations/stream/identifiers'));
+    expect((await late.closed).code).toBe(STREAM_CLOSE_CODES.goingAway);
+    expect((await fetch(`${server.url}/.well-known/version`)).status).toBe(200);
+  });
+
   it('refuses a web page of another origin, and a foreign Host, before the upgrade; accepts an allowed origin', async () => {
     const service = await jsonFileService();
     const server = await serve(service, { allowedOrigins: ['http://localhost:5173'] });
