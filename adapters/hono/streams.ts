@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import {
@@ -34,6 +34,18 @@ export interface StreamsOptions extends WebOriginOptions {
   readonly logger?: { error(message: string, error?: unknown): void };
   /** One line per stream opened and closed (path and close code, never the query: it may hold the token). */
   readonly requestLog?: (line: string) => void;
+}
+
+/**
+ * What {@link attachStreams} needs of a server: a `node:http` or `node:https` Server, or anything
+ * with its `upgrade` event. Declared here rather than as `node:http`'s Server, so that a project
+ * type-checking without Node's types (`types: []`) can import the adapter.
+ */
+export interface UpgradingServer {
+  // The listener gets node:http's IncomingMessage, a Duplex and a Buffer: `any` here, as their types are Node's.
+  on(event: 'upgrade', listener: (request: any, socket: any, head: any) => void): unknown;
+  off(event: 'upgrade', listener: (request: any, socket: any, head: any) => void): unknown;
+  listenerCount(event: 'upgrade'): number;
 }
 
 /** The streams attached to a server. */
@@ -77,7 +89,7 @@ export const STREAM_PROTOCOL = 'identifiers';
  * paths are left to the server's other `upgrade` listeners, or answered 404 when there are none.
  * `startHttpServer` calls it; call it yourself on a server of your own that serves the router.
  */
-export function attachStreams(server: Server, service: Service, options: StreamsOptions = {}): AttachedStreams {
+export function attachStreams(server: UpgradingServer, service: Service, options: StreamsOptions = {}): AttachedStreams {
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   const byPath = new Map<string, StreamCollection>(
     (Object.entries(STREAMS) as [StreamCollection, { path: string }][]).map(([collection, { path }]) => [prefix + path, collection]),

@@ -27,6 +27,31 @@ export interface ConversationRecord extends BaseRecord {
   readonly groundingSources?: readonly string[];
 }
 
+/** A new conversation record with no messages and no links yet: `fields` (its type at least) and its stamps. */
+export function emptyConversation(
+  id: string,
+  now: Timestamp,
+  fields: Omit<ConversationRecord, keyof BaseRecord | LinkLists> & Partial<Pick<ConversationRecord, LinkLists>>,
+): ConversationRecord {
+  return {
+    messages: [],
+    annotations: [],
+    anchors: [],
+    assets: [],
+    websites: [],
+    summaries: [],
+    groundingMessages: [],
+    groundingRanges: [],
+    ...fields,
+    id,
+    created: now,
+    updated: now,
+  };
+}
+
+/** The id lists every conversation record holds. */
+type LinkLists = 'messages' | 'annotations' | 'anchors' | 'assets' | 'websites' | 'summaries' | 'groundingMessages' | 'groundingRanges';
+
 /** Conversations: created, read and changed by their own operations (src/operations/conversations.ts). */
 export const conversationKind = defineKind<ConversationRecord>()({
   collection: 'conversations',

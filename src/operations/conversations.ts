@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../errors.js';
 import { deepFreeze } from '../frozen.js';
+import { emptyConversation } from '../kinds/conversation.js';
 import { LIMITS } from '../limits.js';
 import type { AnchorRecord, AnnotationRecord, ConversationRecord, MessageRecord } from '../records.js';
 import { deleteRecord } from '../relations.js';
@@ -60,20 +61,12 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
   if (slices.due) await slices.next();
   const stored = await ctx.repository.transact(async (tx) => {
     const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
-    const conversation: ConversationRecord = {
+    const conversation = emptyConversation(id, now, {
       ...fields,
-      id,
-      created: now,
-      updated: now,
       messages: messageIds,
       annotations: annotations.map((a) => a.id),
       anchors: anchors.map((a) => a.id),
-      assets: [],
-      websites: [],
-      summaries: [],
-      groundingMessages: [],
-      groundingRanges: [],
-    };
+    });
     for (const message of messages) tx.put('messages', message);
     for (const anchor of anchors) tx.put('anchors', anchor);
     for (const annotation of annotations) tx.put('annotations', annotation);

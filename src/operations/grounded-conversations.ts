@@ -1,4 +1,4 @@
-import type { ConversationRecord } from '../records.js';
+import { emptyConversation } from '../kinds/conversation.js';
 import { link, RELATION, type Relation } from '../relations.js';
 import type { ConversationCreatedOutput } from '../wire.js';
 import { mustGet, type OperationContext, parseId } from './context.js';
@@ -40,21 +40,7 @@ async function createGrounded(ctx: OperationContext, ground: Ground, groundId: s
   const id = ctx.newId();
   await ctx.repository.transact(async (tx) => {
     const record = await mustGet(tx, ground.collection, target, ground.resource);
-    const conversation: ConversationRecord = {
-      id,
-      type: 'COPILOT',
-      ...(record.name ? { name: record.name } : {}),
-      created: now,
-      updated: now,
-      messages: [],
-      annotations: [],
-      anchors: [],
-      assets: [],
-      websites: [],
-      summaries: [],
-      groundingMessages: [],
-      groundingRanges: [],
-    };
+    const conversation = emptyConversation(id, now, { type: 'COPILOT', ...(record.name ? { name: record.name } : {}) });
     tx.put('conversations', conversation);
     await link(tx, ground.relation, id, target, now);
   });

@@ -1,3 +1,4 @@
+import { emptyConversation } from '../kinds/conversation.js';
 import type { CollectionName, Collections, ConversationRecord, MessageRecord } from '../records.js';
 
 /**
@@ -9,22 +10,7 @@ const NOW = '2026-01-01T00:00:00.000Z';
 
 /** A minimal valid conversation record. */
 export function conversationRecord(id: string, name = `Conversation ${id}`): ConversationRecord {
-  const now = { value: NOW };
-  return {
-    id,
-    name,
-    type: 'COPILOT',
-    created: now,
-    updated: now,
-    messages: [],
-    annotations: [],
-    anchors: [],
-    assets: [],
-    websites: [],
-    summaries: [],
-    groundingMessages: [],
-    groundingRanges: [],
-  };
+  return emptyConversation(id, { value: NOW }, { name, type: 'COPILOT' });
 }
 
 /** A minimal valid message record of `conversation`. */

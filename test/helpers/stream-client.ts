@@ -1,4 +1,5 @@
-import { onTestFinished } from 'vitest';
+import { Configuration, ConversationApi, ConversationsApi } from '@pieces.app/pieces-os-client';
+import { expect, onTestFinished } from 'vitest';
 import WebSocket, { type ClientOptions } from 'ws';
 import type { StreamedIdentifiers } from '../../src/index.js';
 
@@ -69,3 +70,30 @@ export const idsOf = (frame: StreamedIdentifiers): string[] =>
     const id = (item.conversation ?? item.conversationMessage ?? item.annotation ?? item.model)?.id ?? '?';
     return item.deleted ? `-${id}` : id;
   });
+
+/**
+ * Through the official client on `basePath`: creates a conversation, renames it and deletes it,
+ * expecting `stream` to bring each as its own frame, in order, within a second of the write's
+ * request (the issue's bound for a live list). Answers the conversation's id.
+ */
+export async function expectCreateUpdateDelete(basePath: string, stream: StreamClient): Promise<string> {
+  const configuration = new Configuration({ basePath });
+  const conversations = new ConversationsApi(configuration);
+  const conversation = new ConversationApi(configuration);
+  let started = performance.now();
+  const created = await conversations.conversationsCreateSpecificConversation({ seededConversation: { type: 'COPILOT' } });
+  expect(idsOf(await stream.next())).toEqual([created.id]);
+  expect(performance.now() - started).toBeLessThan(1_000);
+
+  started = performance.now();
+  const current = await conversation.conversationGetSpecificConversation({ conversation: created.id, transferables: false });
+  await conversation.conversationUpdate({ transferables: false, conversation: { ...current, name: 'Renamed' } });
+  expect(idsOf(await stream.next())).toEqual([created.id]);
+  expect(performance.now() - started).toBeLessThan(1_000);
+
+  started = performance.now();
+  await conversations.conversationsDeleteSpecificConversation({ conversation: created.id });
+  expect(idsOf(await stream.next())).toEqual([`-${created.id}`]);
+  expect(performance.now() - started).toBeLessThan(1_000);
+  return created.id;
+}
