@@ -27,13 +27,21 @@ export interface ConversationRecord extends BaseRecord {
   readonly groundingSources?: readonly string[];
 }
 
-/** A new conversation record with no messages and no links yet: `fields` (its type at least) and its stamps. */
+/**
+ * A new conversation record with no messages and no links yet: `fields` (its type at least), then
+ * its id and stamps and empty lists, which win over anything of those names in `fields` (a seed may
+ * carry keys the service does not take).
+ */
 export function emptyConversation(
   id: string,
   now: Timestamp,
-  fields: Omit<ConversationRecord, keyof BaseRecord | LinkLists> & Partial<Pick<ConversationRecord, LinkLists>>,
+  fields: Omit<ConversationRecord, keyof BaseRecord | LinkLists>,
 ): ConversationRecord {
   return {
+    ...fields,
+    id,
+    created: now,
+    updated: now,
     messages: [],
     annotations: [],
     anchors: [],
@@ -42,10 +50,6 @@ export function emptyConversation(
     summaries: [],
     groundingMessages: [],
     groundingRanges: [],
-    ...fields,
-    id,
-    created: now,
-    updated: now,
   };
 }
 

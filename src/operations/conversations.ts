@@ -61,12 +61,12 @@ export async function createConversation(ctx: OperationContext, seed: unknown, o
   if (slices.due) await slices.next();
   const stored = await ctx.repository.transact(async (tx) => {
     const { messages: _m, anchors: _a, annotations: _n, ...fields } = input;
-    const conversation = emptyConversation(id, now, {
-      ...fields,
+    const conversation: ConversationRecord = {
+      ...emptyConversation(id, now, fields),
       messages: messageIds,
       annotations: annotations.map((a) => a.id),
       anchors: anchors.map((a) => a.id),
-    });
+    };
     for (const message of messages) tx.put('messages', message);
     for (const anchor of anchors) tx.put('anchors', anchor);
     for (const annotation of annotations) tx.put('annotations', annotation);
