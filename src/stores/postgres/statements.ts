@@ -76,35 +76,26 @@ export class Statements {
   readonly pruneChanges: string;
 
   constructor(readonly schema: string) {
-    this.fetch = (lock) => `
-      SELECT r.id, r.version::text AS version,
-        CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body
-        ${
-          lock
-            ? ''
-            : `, CASE WHEN r.version = c.cached THEN NULL ELSE (
+    // A record's lists as one JSON object of field to items, unless the caller holds its version.
+    const listsUnlessCached = `CASE WHEN r.version = c.cached THEN NULL ELSE (
           SELECT json_object_agg(f.field, f.items)::text FROM (
             SELECT l.field, json_agg(l.item ORDER BY l.ord) AS items
             FROM ${schema}.list_items l
             WHERE l.collection = r.collection AND l.id = r.id
             GROUP BY l.field
           ) f
-        ) END AS lists`
-        }
+        ) END AS lists`;
+    this.fetch = (lock) => `
+      SELECT r.id, r.version::text AS version,
+        CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body
+        ${lock ? '' : `, ${listsUnlessCached}`}
       FROM unnest($2::text[], $3::bigint[]) AS c(id, cached)
       JOIN ${schema}.records r ON r.collection = $1 AND r.id = c.id
       ${lock ? 'ORDER BY r.id FOR UPDATE OF r' : ''}`;
     this.fetchAcross = `
       SELECT r.collection, r.id, r.version::text AS version,
         CASE WHEN r.version = c.cached THEN NULL ELSE r.body END AS body,
-        CASE WHEN r.version = c.cached THEN NULL ELSE (
-          SELECT json_object_agg(f.field, f.items)::text FROM (
-            SELECT l.field, json_agg(l.item ORDER BY l.ord) AS items
-            FROM ${schema}.list_items l
-            WHERE l.collection = r.collection AND l.id = r.id
-            GROUP BY l.field
-          ) f
-        ) END AS lists
+        ${listsUnlessCached}
       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(collection, id, cached)
       JOIN ${schema}.records r ON r.collection = c.collection AND r.id = c.id`;
     this.lists = `
