@@ -144,32 +144,33 @@ export function attachStreams(server: UpgradingServer, service: Service, options
   const serve = (ws: WebSocket, collection: StreamCollection, path: string) => {
     options.requestLog?.(`WS ${path} open`);
     const opened = performance.now();
-    let stream: IdentifierStream;
-    try {
-      stream = service.watch({ collection, maxPendingIds });
-    } catch (error) {
-      // The service was closed before the server: nothing to stream.
-      ws.on('error', () => undefined);
-      ws.close(STREAM_CLOSE_CODES.goingAway, isServiceError(error) ? error.code : 'INTERNAL');
-      return;
-    }
-    streaming.add(ws);
-    void stream.ended.then(() => streaming.delete(ws));
+    let stream: IdentifierStream | undefined;
+    // Listened to first: a stream refused below (the service closed) is logged closed too.
     ws.on('close', (code) => {
-      void stream.return();
+      void stream?.return();
       options.requestLog?.(`WS ${path} closed ${code} after ${Math.round(performance.now() - opened)} ms`);
     });
     // An error closes the socket (and so the stream); nothing more to do with it.
     ws.on('error', () => undefined);
+    try {
+      stream = service.watch({ collection, maxPendingIds });
+    } catch (error) {
+      // The service was closed before the server: nothing to stream.
+      ws.close(STREAM_CLOSE_CODES.goingAway, isServiceError(error) ? error.code : 'INTERNAL');
+      return;
+    }
+    const watched = stream;
+    streaming.add(ws);
+    void watched.ended.then(() => streaming.delete(ws));
     void (async () => {
       try {
-        for await (const frame of stream) {
+        for await (const frame of watched) {
           await turns.take();
           if (ws.readyState !== ws.OPEN) break;
           const sent = new Promise<void>((resolve) => ws.send(JSON.stringify(frame), () => resolve()));
           // A full socket: later changes wait in the stream, coalescing by id, until this frame is
           // written out or the stream gives up on the subscriber (`ended`).
-          if (ws.bufferedAmount > highWater) await Promise.race([sent, stream.ended]);
+          if (ws.bufferedAmount > highWater) await Promise.race([sent, watched.ended]);
         }
         ws.close(STREAM_CLOSE_CODES.goingAway, 'The service is closing.');
       } catch (error) {

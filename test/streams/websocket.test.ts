@@ -81,12 +81,19 @@ describe('change streams over WebSocket', () => {
     expect(idsOf(await annotations!.next())).toEqual([`-${annotation.id}`]);
   });
 
-  it('closes a stream opened after the service closed with 1001, and goes on serving', async () => {
+  it('closes a stream opened after the service closed with 1001, logs its close, and goes on serving', async () => {
     const service = await jsonFileService();
-    const server = await serve(service);
+    const lines: string[] = [];
+    const server = await serve(service, { requestLog: (line) => lines.push(line) });
     await service.close();
     const late = await openStream(wsUrl(server, '/conversations/stream/identifiers'));
     expect((await late.closed).code).toBe(STREAM_CLOSE_CODES.goingAway);
+    await expect
+      .poll(() => lines)
+      .toEqual([
+        'WS /conversations/stream/identifiers open',
+        expect.stringMatching(/^WS \/conversations\/stream\/identifiers closed 1001 after \d+ ms$/),
+      ]);
     expect((await fetch(`${server.url}/.well-known/version`)).status).toBe(200);
   });
 
