@@ -20,6 +20,7 @@ export const RELATION = Object.fromEntries(Object.entries(LINK).filter(([, link]
   readonly [N in StoredLinkName]: (typeof LINK)[N];
 };
 
+/** {@link RELATION}'s links as a list: what deleteRecord and the stores walk. */
 export const RELATIONS: readonly Relation[] = Object.values(RELATION);
 
 /**

@@ -75,8 +75,9 @@ export const STREAM_CLOSE_CODES = {
 /** Frames sent per turn of the event loop, across every stream (see {@link SendTurns}). */
 const SENDS_PER_TURN = 64;
 
-/** The subprotocol a browser offers with its token (`bearer.<token as base64url>`), and the plain one the server picks beside it. */
+/** The prefix of the subprotocol a browser offers with its token (`bearer.<token as base64url>`). */
 const BEARER_PROTOCOL = 'bearer.';
+/** The plain subprotocol to offer beside the token's: the server answers it, so the token is not sent back. */
 export const STREAM_PROTOCOL = 'identifiers';
 
 /**

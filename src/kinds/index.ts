@@ -53,11 +53,13 @@ export const KINDS = {
 /** Every collection the repository holds, by name, with its record type. */
 export type Collections = { [C in keyof typeof KINDS]: RecordOf<(typeof KINDS)[C]> };
 
+/** A collection's name: a key of {@link KINDS}. */
 export type CollectionName = keyof Collections;
 
 // Each entry is filed under its own collection's name: a kind filed under another's fails here.
 KINDS satisfies { readonly [C in CollectionName]: KindSpec<C, Collections[C]> };
 
+/** Every collection's name, in the order of {@link KINDS}. */
 export const COLLECTION_NAMES = Object.keys(KINDS) as readonly CollectionName[];
 
 /** The kinds the generic record operations create, list and delete (src/operations/records.ts). */

@@ -15,6 +15,7 @@ export interface WatchOptions {
   readonly signal?: AbortSignal;
 }
 
+/** The defaults of {@link WatchOptions}. */
 export const WATCH_DEFAULTS = {
   /** About 0.5 MiB of waiting ids per reader at most, and more than one create can write (20,000 messages). */
   maxPendingIds: 25_000,

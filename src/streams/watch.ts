@@ -23,6 +23,10 @@ export interface Watcher {
   close(): void;
 }
 
+/**
+ * The service's `watch()`: every stream it opens shares one subscription to the store's change feed
+ * (held while one is open), and each reads its first frame's ids a page at a time.
+ */
 export function createWatcher(sources: WatchSources): Watcher {
   const hub = new StreamHub(sources.repository.changes);
   const open = new Set<PendingStream>();
