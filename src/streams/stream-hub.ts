@@ -49,14 +49,30 @@ export class StreamHub {
   }
 
   readonly #take = (batch: ChangeBatch): void => {
+    // A conversation's answer shows its messages' text: a message changed in place (its value
+    // updated) changes its conversation too, though the conversation's record is not rewritten.
+    let conversations: Set<string> | undefined;
     for (const change of batch.changes) {
-      if (!isStreamCollection(change.collection) || !this.#sinks.get(change.collection)?.size) continue;
-      let queued = this.#queued.get(change.collection);
-      if (!queued) this.#queued.set(change.collection, (queued = []));
-      queued.push({ id: change.id, deleted: change.record === null });
+      if (change.collection === 'conversations') (conversations ??= new Set()).add(change.id);
+    }
+    for (const change of batch.changes) {
+      this.#note(change.collection, change.id, change.record === null);
+      const conversation =
+        change.collection === 'messages' ? (change.record as { conversation?: unknown } | null)?.conversation : undefined;
+      if (typeof conversation === 'string' && !conversations?.has(conversation)) {
+        (conversations ??= new Set()).add(conversation);
+        this.#note('conversations', conversation, false);
+      }
     }
     if (this.#queued.size > 0) this.#flushing ??= setImmediate(this.#flush);
   };
+
+  #note(collection: string, id: string, deleted: boolean): void {
+    if (!isStreamCollection(collection) || !this.#sinks.get(collection)?.size) return;
+    let queued = this.#queued.get(collection);
+    if (!queued) this.#queued.set(collection, (queued = []));
+    queued.push({ id, deleted });
+  }
 
   /** Hands the changes noted so far to the streams now, rather than on the next turn. */
   flush(): void {

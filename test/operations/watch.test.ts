@@ -54,6 +54,17 @@ describe('service.watch()', () => {
     expect(await stream.next()).toEqual({ value: undefined, done: true });
   });
 
+  it('sends a conversation whose message changed in place (its value updated), since its answer shows the text', async () => {
+    const { service } = await serviceForTest();
+    const conversation = await conversationWith(service, said('USER', 'Draft'));
+    const [message] = (await service.listConversationMessages(conversation.id)).iterable;
+    const stream = service.watch('conversations');
+    await stream.next();
+    await service.updateMessageValue({ id: message!.id, fragment: { string: { raw: 'Edited' } } });
+    expect(idsOf((await stream.next()).value!)).toEqual([conversation.id]);
+    await stream.return();
+  });
+
   it('streams messages in their own field, and their deletion with their conversation', async () => {
     const { service } = await serviceForTest();
     const stream = service.watch({ collection: 'messages' });
