@@ -1,28 +1,14 @@
 import { appendId } from './id-lists.js';
-import { LINK, type Link, type RelationEnd } from './links.js';
+import { LINK, type Link } from './links.js';
 import type { Transaction } from './ports.js';
 import type { CollectionName } from './records.js';
+import { idsOf, without } from './relations.js';
 
 // Records are handled here as plain objects: links are generic over field names.
 type Fields = Record<string, unknown>;
 
 /** Records by collection, each whole, as a store held it: what {@link putLinked} stores. */
 export type ArrivingRecords = ReadonlyMap<CollectionName, readonly { readonly id: string }[]>;
-
-const idsOf = (record: Fields, end: RelationEnd): string[] => {
-  const value = record[end.field];
-  if (end.many) return Array.isArray(value) ? (value as string[]) : [];
-  return typeof value === 'string' ? [value] : [];
-};
-
-/** `record` with `end.field` naming only the ids `keep` accepts (the field dropped when a single id goes). */
-function keepIds(record: Fields, end: RelationEnd, keep: (id: string) => boolean): Fields {
-  const ids = idsOf(record, end);
-  if (ids.every(keep)) return record;
-  if (end.many) return { ...record, [end.field]: ids.filter(keep) };
-  const { [end.field]: _dropped, ...rest } = record;
-  return rest;
-}
 
 /**
  * Stores records that arrive whole, with their links, from outside the store's present state (a
@@ -88,7 +74,7 @@ export async function putLinked(tx: Transaction, arriving: ArrivingRecords, upda
           : (changedStored.get(other.collection)?.get(otherId) ?? stored.get(other.collection)?.get(otherId));
         const target = arrivingOther ?? storedOther;
         if (!target) {
-          next = keepIds(next, end, (kept) => kept !== otherId);
+          next = without(next, end, new Set([otherId]));
           continue;
         }
         if (!twoSided) continue;
@@ -96,15 +82,15 @@ export async function putLinked(tx: Transaction, arriving: ArrivingRecords, upda
         if (names.includes(id)) continue;
         if (!other.many && names.length > 0) {
           // The other record belongs elsewhere already (one id per field): it keeps its link.
-          next = keepIds(next, end, (kept) => kept !== otherId);
+          next = without(next, end, new Set([otherId]));
           continue;
         }
-        const named = { ...target, [other.field]: other.many ? appendId(names, id) : id };
-        if (arrivingOther) records.get(other.collection)!.set(otherId, named);
+        const namingBack = { ...target, [other.field]: other.many ? appendId(names, id) : id };
+        if (arrivingOther) records.get(other.collection)!.set(otherId, namingBack);
         else {
           let changed = changedStored.get(other.collection);
           if (!changed) changedStored.set(other.collection, (changed = new Map()));
-          changed.set(otherId, { ...named, updated });
+          changed.set(otherId, { ...namingBack, updated });
         }
       }
       if (next !== record) side.set(id, next);

@@ -51,7 +51,8 @@ export function covers(annotation: AnnotationRecord | undefined, messageId: stri
 // Relations are generic over field names, so records are handled here as plain objects.
 type Fields = Record<string, unknown>;
 
-const idsOf = (record: Fields, end: RelationEnd): string[] => {
+/** The ids `record`'s side of a link names (none when the field is absent). */
+export const idsOf = (record: Fields, end: RelationEnd): string[] => {
   const value = record[end.field];
   if (end.many) return Array.isArray(value) ? (value as string[]) : [];
   return typeof value === 'string' ? [value] : [];
@@ -131,7 +132,7 @@ function withId(record: Fields, end: RelationEnd, id: string): Fields {
 }
 
 /** The record with `end.field` no longer naming any of `ids`. */
-function without(record: Fields, end: RelationEnd, ids: ReadonlySet<string>): Fields {
+export function without(record: Fields, end: RelationEnd, ids: ReadonlySet<string>): Fields {
   if (end.many) return { ...record, [end.field]: idsOf(record, end).filter((other) => !ids.has(other)) };
   const { [end.field]: _removed, ...rest } = record;
   return rest;
