@@ -1,9 +1,9 @@
-import type { AnnotationRecord } from '../records.js';
 import { renderAnnotation } from '../render/conversation.js';
 import { annotationUpdateSchema } from '../schemas/annotation-inputs.js';
 import { parseInput } from '../validate.js';
 import type { Annotation } from '../wire.js';
 import { mustGet, type OperationContext, parseId } from './context.js';
+import { withChanges } from './field-changes.js';
 
 /** One annotation; NOT_FOUND for an unknown id. */
 export async function getAnnotation(ctx: OperationContext, annotationId: string): Promise<Annotation> {
@@ -21,14 +21,10 @@ export async function updateAnnotation(ctx: OperationContext, body: unknown): Pr
   const now = ctx.now();
   const annotation = await ctx.repository.transact(async (tx) => {
     const current = await mustGet(tx, 'annotations', id, 'annotation');
-    const next: Record<string, unknown> = { ...current, updated: now };
-    for (const [field, value] of Object.entries(changes)) {
-      if (value === undefined) continue;
-      if (value === null) delete next[field];
-      // A ReferencedModel is kept as `{ id }` alone, as an annotation's seed keeps it.
-      else next[field] = field === 'model' ? { id: (value as { id: string }).id } : value;
-    }
-    const updated = next as unknown as AnnotationRecord;
+    // A ReferencedModel is kept as `{ id }` alone, as an annotation's seed keeps it.
+    const updated = withChanges(current, changes, now, (field, value) =>
+      field === 'model' ? { id: (value as { id: string }).id } : value,
+    );
     tx.put('annotations', updated);
     return updated;
   });

@@ -22,6 +22,7 @@ import { joinInSlices, parseInSlices, Slices } from '../slices.js';
 import { parseInput } from '../validate.js';
 import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
 import { type ListOptions, mustGet, type OperationContext, pageOptions, parseId, type ReadOptions, renderOptions } from './context.js';
+import { withChanges } from './field-changes.js';
 import { RECORD_KINDS } from './record-kinds.js';
 
 /**
@@ -233,13 +234,7 @@ export async function updateConversation(ctx: OperationContext, body: unknown, o
   const now = ctx.now();
   const conversation = await ctx.repository.transact(async (tx) => {
     const current = await mustGet(tx, 'conversations', id, 'conversation');
-    const next: Record<string, unknown> = { ...current, updated: now };
-    for (const [field, value] of Object.entries(changes)) {
-      if (value === undefined) continue;
-      if (value === null) delete next[field];
-      else next[field] = value;
-    }
-    const updated = next as unknown as ConversationRecord;
+    const updated = withChanges(current, changes, now);
     tx.put('conversations', updated);
     return updated;
   });

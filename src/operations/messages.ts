@@ -7,6 +7,7 @@ import { messageUpdateSchema, messageValueUpdateSchema } from '../schemas/messag
 import { parseInput } from '../validate.js';
 import type { ConversationMessage, ConversationMessages } from '../wire.js';
 import { type ListOptions, mustGet, type OperationContext, pageOptions, parseId, type ReadOptions, renderOptions } from './context.js';
+import { withChanges } from './field-changes.js';
 
 /**
  * One message, as its conversation's listing shows it (with the summaries that cover it): what a
@@ -66,13 +67,7 @@ async function writeMessage(
   const now = ctx.now();
   const message = await ctx.repository.transact(async (tx) => {
     const current = await mustGet(tx, 'messages', id, 'message');
-    const next: Record<string, unknown> = { ...current, updated: now };
-    for (const [field, value] of Object.entries(changes)) {
-      if (value === undefined) continue;
-      if (value === null) delete next[field];
-      else next[field] = value;
-    }
-    const updated = next as unknown as MessageRecord;
+    const updated = withChanges(current, changes, now);
     tx.put('messages', updated);
     return updated;
   });

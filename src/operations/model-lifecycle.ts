@@ -1,5 +1,5 @@
 import { notFound, ServiceError } from '../errors.js';
-import { type DownloadStatus, downloadedBytes, downloadSourceOf, hasDownloadedFile } from '../models/downloads.js';
+import { downloadedBytes, downloadSourceOf, hasDownloadedFile } from '../models/downloads.js';
 import type { ModelRuntime } from '../ports.js';
 import type { ModelRecord } from '../records.js';
 import { modelUpdateSchema } from '../schemas/models.js';
