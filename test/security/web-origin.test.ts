@@ -136,7 +136,12 @@ describe('web-origin defences, on by default', () => {
       { method: 'POST', url: '/trash/empty' },
       { method: 'GET', url: '/trash' },
     ];
-    for (const headers of [{ origin: 'https://attacker.example' }, { origin: 'null' }, { host: 'attacker.example:39300' }]) {
+    const hostile: Record<string, string>[] = [
+      { origin: 'https://attacker.example' },
+      { origin: 'null' },
+      { host: 'attacker.example:39300' },
+    ];
+    for (const headers of hostile) {
       for (const route of routes) expectError(await context.send(route, headers), 403, 'FORBIDDEN');
     }
     expect(await stateOf(context.http)).toEqual(before);
