@@ -64,7 +64,7 @@ export { COLLECTION_NAMES } from './records.js';
 export * as schemas from './schemas/index.js';
 export type { JsonValue } from './schemas/json.js';
 export { SEARCH_BUDGET, type SearchBudget, type SearchBudgetLimits } from './search/search-budget.js';
-export { createService, type LinkMethods, type Service, type ServiceOptions } from './service.js';
+export { createService, type LinkMethods, type Service, type ServiceOptions, type TrashOptions } from './service.js';
 // The store's code (lowdb, the journal, the message files) is loaded on the first call of createJsonFileRepository.
 export { createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type JsonFileRepositoryOptions } from './stores/json-file/lazy.js';
 export { createMemoryRepository } from './stores/memory.js';

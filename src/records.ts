@@ -60,6 +60,7 @@ export type {
   RangeRecord,
   SourceRecord,
   TagRecord,
+  TrashRecord,
   WebsiteRecord,
   WorkstreamEventRecord,
   WorkstreamSummaryRecord,

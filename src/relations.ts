@@ -138,16 +138,23 @@ export function without(record: Fields, end: RelationEnd, ids: ReadonlySet<strin
   return rest;
 }
 
+/** The records a {@link deleteRecord} deleted, as they were, by collection and id. */
+export type DeletedRecords = ReadonlyMap<CollectionName, ReadonlyMap<string, object>>;
+
 /**
  * Deletes a record and keeps every relation whole: records that named it stop naming it, and
  * records it owns (a conversation's messages and annotations) are deleted the same way. Each
  * record that survives is rewritten once, however many of the deleted records it named, and
  * records deleted together are never rewritten, so deleting n records costs O(n). A message
  * deleted on its own also leaves the summaries that cover it (see {@link coveringAnnotations}).
+ *
+ * Answers the records it deleted, as they were (what the trash keeps of a conversation), but for
+ * those damaged on disk, which could not be read.
  */
-export async function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): Promise<void> {
+export async function deleteRecord(tx: Transaction, collection: CollectionName, id: string, updated: object): Promise<DeletedRecords> {
   // The record and, recursively, what it owns, by collection; read a collection's worth at a time.
   const doomed = new Map<CollectionName, Map<string, Fields>>();
+  const unreadable = new Set<Fields>();
   const isDoomed = (c: CollectionName, i: string) => doomed.get(c)?.has(i) === true;
   const pending: [CollectionName, readonly string[]][] = [[collection, [id]]];
   while (pending.length > 0) {
@@ -157,7 +164,11 @@ export async function deleteRecord(tx: Transaction, collection: CollectionName, 
     const found = (await readSkippingDamaged(tx, c, fresh, skipped)) as (Fields | undefined)[];
     // A record damaged on disk (a message of a conversation being deleted) goes too: what it
     // linked to cannot be read, and what links to it is being deleted with it.
-    for (const { id: damagedId } of skipped) found[fresh.indexOf(damagedId)] = { id: damagedId };
+    for (const { id: damagedId } of skipped) {
+      const placeholder = { id: damagedId };
+      unreadable.add(placeholder);
+      found[fresh.indexOf(damagedId)] = placeholder;
+    }
     let records = doomed.get(c);
     if (!records) doomed.set(c, (records = new Map()));
     for (const [index, record] of found.entries()) {
@@ -213,4 +224,8 @@ export async function deleteRecord(tx: Transaction, collection: CollectionName, 
       tx.put(c, { ...record, updated } as never);
     }
   }
+  if (unreadable.size > 0) {
+    for (const records of doomed.values()) for (const [recordId, record] of records) if (unreadable.has(record)) records.delete(recordId);
+  }
+  return doomed;
 }

@@ -44,6 +44,8 @@ import { createRecord, deleteRecordOfKind, getRecord, listRecords } from './oper
 import { incrementConversationScores, incrementModelScores, incrementScores, SCORED } from './operations/scores.js';
 import * as search from './operations/search.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
+import * as trash from './operations/trash.js';
+import { trashKeepMs } from './operations/trash-record.js';
 import type { Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
 import { withSearch } from './search/indexed-repository.js';
@@ -53,6 +55,7 @@ import { createMemoryRepository } from './stores/memory.js';
 import type { IdentifierStream, WatchOptions } from './streams/identifier-stream.js';
 import type { StreamCollection } from './streams/identifiers.js';
 import { createWatcher } from './streams/watch.js';
+import { DEFAULT_PURGE_INTERVAL_MS, TrashPurger } from './trash-purger.js';
 import type {
   Anchor,
   Annotation,
@@ -73,6 +76,8 @@ import type {
   SearchedConversationMessages,
   SearchedConversations,
   Tag,
+  TrashEmptied,
+  TrashedConversations,
   Website,
   WorkstreamEvent,
   WorkstreamPatternEngineSource,
@@ -146,6 +151,19 @@ export interface ServiceOptions {
    * its default. Lower them on a slow machine, raise `postings` for a very large store.
    */
   readonly searchBudget?: Partial<SearchBudgetLimits>;
+  /**
+   * The trash: a deleted conversation is kept whole, with its messages, annotations and links,
+   * for `keepDays` (default 30; fractions allowed; 0 keeps none, and a delete is final), and
+   * `restoreConversation` brings it back meanwhile. A background purge removes expired ones, at
+   * start and then every `purgeIntervalMs` (default one hour). See docs/trash.md.
+   */
+  readonly trash?: TrashOptions;
+}
+
+/** How the trash keeps deleted conversations: see {@link ServiceOptions.trash}. */
+export interface TrashOptions {
+  readonly keepDays?: number;
+  readonly purgeIntervalMs?: number;
 }
 
 /** `associateAnchor(conversation, anchor)`, … one pair per link kind. */
@@ -301,7 +319,22 @@ export interface Service extends LinkMethods {
    * `break` in `for await`) unsubscribes. Throws INVALID_INPUT for another collection.
    */
   watch(options: StreamCollection | WatchOptions): IdentifierStream;
-  /** Ends every `watch()` stream, finishes pending writes and releases the data folder. */
+  // The trash (this service's own: the official client has none; see docs/trash.md)
+  /**
+   * Brings a deleted conversation back from the trash, exactly as it was, with its links to the
+   * records that still exist; answers it as `getConversation` does. NOT_FOUND when the trash does
+   * not hold it; CONFLICT when a conversation of its id exists now. Either changes nothing.
+   */
+  restoreConversation(conversation: string, options?: ReadOptions): Promise<Conversation>;
+  /** Every conversation in the trash (id, name, when deleted, when it expires, its message count), the most recently deleted first. */
+  listTrash(): Promise<TrashedConversations>;
+  /** Removes every conversation in the trash for good; answers how many. */
+  emptyTrash(): Promise<TrashEmptied>;
+  /** Removes one conversation from the trash for good; NOT_FOUND when the trash does not hold it. */
+  purgeTrashed(conversation: string): Promise<void>;
+  /** Removes the conversations whose time in the trash is over, now: what the background purge runs. Answers how many. */
+  purgeExpiredTrash(): Promise<TrashEmptied>;
+  /** Stops the trash's purge and every `watch()` stream, finishes pending writes and releases the data folder. */
   close(): Promise<void>;
 }
 
@@ -309,6 +342,11 @@ export interface Service extends LinkMethods {
 export async function createService(options: ServiceOptions = {}): Promise<Service> {
   // Checked before the data folder is opened: a bad option must not leave it locked.
   const downloadOptions = resolveDownloadOptions(options.downloads);
+  const keepMs = trashKeepMs(options.trash?.keepDays);
+  const purgeIntervalMs = options.trash?.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
+  if (!Number.isInteger(purgeIntervalMs) || purgeIntervalMs < 1 || purgeIntervalMs > 2 ** 31 - 1) {
+    throw new RangeError(`trash.purgeIntervalMs must be a whole number of milliseconds from 1 to ${2 ** 31 - 1}, not ${purgeIntervalMs}.`);
+  }
   if (options.takeOverLock && (options.repository || !options.dataDir)) {
     throw new Error(
       options.repository
@@ -352,6 +390,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     logger: options.logger ?? console,
     cacheRoot,
     downloads: cacheRoot ? createDownloads({ ...downloadOptions, cacheRoot, logger: options.logger ?? console, now: clock }) : undefined,
+    trashKeepMs: keepMs,
   };
 
   // Loaded only with an embedder: the vector file's code stays out of a service that has none.
@@ -391,6 +430,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     repository,
     modelIds: async () => (await models.listModels(ctx)).iterable.map((model) => model.id),
   });
+
+  const purger = new TrashPurger((stop) => trash.purgeExpiredTrash(ctx, stop), purgeIntervalMs, ctx.logger);
+  purger.start();
 
   const linkMethods = {} as Record<string, (conversation: string, target: string) => Promise<void>>;
   for (const kind of Object.keys(LINK_KINDS) as LinkKind[]) {
@@ -481,8 +523,15 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     listWorkstreamPatternEngineSources: sources.list,
     deleteWorkstreamPatternEngineSource: sources.delete,
     health: async () => healthOf(store),
+    restoreConversation: (id, read) => trash.restoreConversation(ctx, id, read),
+    listTrash: () => trash.listTrash(ctx),
+    emptyTrash: () => trash.emptyTrash(ctx),
+    purgeTrashed: (id) => trash.purgeTrashed(ctx, id),
+    purgeExpiredTrash: () => trash.purgeExpiredTrash(ctx),
     watch: (options) => watcher.watch(options),
     close: async () => {
+      // First: a purge under way finishes its transaction while the store is still open.
+      await purger.close();
       watcher.close();
       await vectors?.close();
       await ctx.downloads?.close();

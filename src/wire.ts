@@ -84,3 +84,9 @@ export type ConversationCreatedOutput = z.output<typeof answers.conversationCrea
 export type SearchedConversation = z.output<typeof answers.searchedConversationSchema>;
 /** What `searchConversations` answers. */
 export type SearchedConversations = z.output<typeof answers.searchedConversationsSchema>;
+/** A deleted conversation the trash keeps: its id and name, when it was deleted, when it expires, its number of messages. */
+export type TrashedConversation = z.output<typeof answers.trashedConversationSchema>;
+/** What `listTrash` answers: the most recently deleted first. */
+export type TrashedConversations = z.output<typeof answers.trashedConversationsSchema>;
+/** What `emptyTrash` and `purgeExpiredTrash` answer. */
+export type TrashEmptied = z.output<typeof answers.trashEmptiedSchema>;

@@ -5,6 +5,7 @@ import { CommandFailure, UsageError } from './failures.js';
 import { parsePort } from './port.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './server-address.js';
 import { databaseLocation, describeStore, isFolderInUse, openStore } from './store-location.js';
+import { parseTrashDays } from './trash-days.js';
 
 /** What `serve` needs beside the package: optional peer dependencies, which only it loads. */
 const HTTP_PACKAGES = ['hono', '@hono/node-server'] as const;
@@ -110,8 +111,13 @@ export const serve: Command = {
       value: 'S',
       description: 'the schema of its tables (default: DATABASE_SCHEMA, else conversation_model_service)',
     },
+    'trash-days': {
+      type: 'string',
+      value: 'N',
+      description: 'days a deleted conversation stays in the trash (default: TRASH_DAYS, else 30; 0: deletes are final)',
+    },
   },
-  details: `Environment: PORT, HOST, DATA_DIR, DATABASE_URL, DATABASE_SCHEMA (flags win), API_TOKEN (required
+  details: `Environment: PORT, HOST, DATA_DIR, DATABASE_URL, DATABASE_SCHEMA, TRASH_DAYS (flags win), API_TOKEN (required
 off loopback), ALLOWED_ORIGINS, ALLOWED_HOSTS, DOWNLOAD_ALLOWED_HOSTS, OPENAI_BASE_URL, OPENAI_API_KEY,
 DEFAULT_MODEL.
 Ctrl-C (SIGINT) or SIGTERM stops it gracefully; another, a second or more later, stops at once.
@@ -125,6 +131,9 @@ Needs hono and @hono/node-server installed beside the package.`,
     const env = process.env;
     const portText = strings.port ?? (env.PORT || undefined);
     const port = portText === undefined ? undefined : parsePort(portText, strings.port !== undefined ? '--port' : 'PORT', true);
+    const trashText = strings['trash-days'] ?? (env.TRASH_DAYS || undefined);
+    const trash =
+      trashText === undefined ? undefined : parseTrashDays(trashText, strings['trash-days'] !== undefined ? '--trash-days' : 'TRASH_DAYS');
     // Before the data folder is opened (and made): without the HTTP packages there is nothing to serve.
     const { createService, startHttpServer, serverOptionsFrom, serviceOptionsFrom } = await loadServer();
     // An empty DATA_DIR, HOST or PORT counts as unset, as in the model commands.
@@ -141,7 +150,7 @@ Needs hono and @hono/node-server installed beside the package.`,
     if (!database && strings['database-schema'] !== undefined)
       throw new UsageError('--database-schema needs --database-url (or DATABASE_URL)');
     // --host counts as HOST: off loopback, downloads may not reach this machine's network.
-    const serviceOptions = serviceOptionsFrom({ ...env, HOST: host }, dataDir);
+    const serviceOptions = { ...serviceOptionsFrom({ ...env, HOST: host }, dataDir), ...(trash ? { trash } : {}) };
     let service: Awaited<ReturnType<typeof createService>>;
     if (database) {
       // The records in the database; the folder keeps only this process's models' cache.

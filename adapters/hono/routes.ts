@@ -5,6 +5,7 @@ import { messageRoutes } from './message-routes.js';
 import { RECORD_ROUTES, recordRoutes } from './record-routes.js';
 import { param, readJsonBody, readListOptions, readTransferables } from './request.js';
 import { type Route, route } from './route.js';
+import { trashRoutes } from './trash-routes.js';
 
 export { LINK_ROUTES, RECORD_ROUTES };
 
@@ -387,4 +388,7 @@ export const ROUTES: readonly Route[] = [
     errors: MODEL_ERRORS,
     call: (service, c) => service.deleteModelCache(param(c, 'model'), readJsonBody(c)),
   }),
+
+  // The trash: this service's own routes.
+  ...trashRoutes(),
 ];

@@ -9,6 +9,7 @@ import { personKind } from './person.js';
 import { rangeKind } from './range.js';
 import { sourceKind } from './source.js';
 import { tagKind } from './tag.js';
+import { trashKind } from './trash.js';
 import { websiteKind } from './website.js';
 import { workstreamEventKind } from './workstream-event.js';
 import { workstreamSummaryKind } from './workstream-summary.js';
@@ -24,6 +25,7 @@ export type { PersonRecord } from './person.js';
 export type { RangeRecord } from './range.js';
 export type { SourceRecord } from './source.js';
 export type { TagRecord } from './tag.js';
+export type { TrashRecord } from './trash.js';
 export type { WebsiteRecord } from './website.js';
 export type { WorkstreamEventRecord } from './workstream-event.js';
 export type { WorkstreamSummaryRecord } from './workstream-summary.js';
@@ -48,6 +50,7 @@ export const KINDS = {
   persons: personKind,
   workstreamEvents: workstreamEventKind,
   sources: sourceKind,
+  trash: trashKind,
 } as const;
 
 /** Every collection the repository holds, by name, with its record type. */

@@ -14,6 +14,7 @@ export const FIELD = {
   stamp: [(value) => isObject(value) && typeof (value as { value?: unknown }).value === 'string', 'a timestamp { value }'],
   object: [isObject, 'an object'],
   flag: [(value) => typeof value === 'boolean', 'true or false'],
+  records: [(value) => Array.isArray(value) && value.every(isObject), 'a list of records'],
 } as const satisfies Record<string, FieldCheck>;
 
 /** The fields every stored record with an id and its two timestamps has. */

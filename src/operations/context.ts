@@ -32,6 +32,8 @@ export interface OperationContext {
   readonly downloads: Downloads | undefined;
   /** The folder of the models' cache folders (`DATA_DIR/models`); none without a data folder. */
   readonly cacheRoot: string | undefined;
+  /** How long the trash keeps a deleted conversation, in milliseconds; 0 keeps none (a delete is final). */
+  readonly trashKeepMs: number;
 }
 
 /** Options of the reads that answer conversation data. */

@@ -24,6 +24,7 @@ import type { Conversation, ConversationMessages, ListOf } from '../wire.js';
 import { type ListOptions, mustGet, type OperationContext, pageOptions, parseId, type ReadOptions, renderOptions } from './context.js';
 import { withChanges } from './field-changes.js';
 import { RECORD_KINDS } from './record-kinds.js';
+import { trashRecordOf } from './trash-record.js';
 
 /**
  * Creates a conversation, with the messages, anchors and annotations it is seeded with. Messages
@@ -212,14 +213,19 @@ export async function listConversationMessages(
 
 /**
  * Deletes the conversation with its messages and annotations, and unlinks it from every anchor,
- * asset, website, workstream summary and range.
+ * asset, website, workstream summary and range. Unless the service keeps no trash, the same
+ * transaction moves it, whole with its links, to the trash (see src/operations/trash.ts), from
+ * which `restoreConversation` brings it back until it expires.
  */
 export async function deleteConversation(ctx: OperationContext, conversationId: string): Promise<void> {
   const id = parseId(conversationId, 'conversation id');
   const now = ctx.now();
   await ctx.repository.transact(async (tx) => {
     await mustGet(tx, 'conversations', id, 'conversation');
-    await deleteRecord(tx, 'conversations', id, now);
+    // The records deleted, as they were read to delete them: the trash needs no second read.
+    const deleted = await deleteRecord(tx, 'conversations', id, now);
+    const trashed = ctx.trashKeepMs > 0 ? trashRecordOf(deleted, id, now, ctx.trashKeepMs) : undefined;
+    if (trashed) tx.put('trash', trashed);
   });
 }
 

@@ -350,6 +350,22 @@ export const conversationCreatedOutputSchema = z
 
 export const modelDeleteCacheOutputSchema = z.object({ model: ref });
 
+export const trashedConversationSchema = z
+  .object({
+    id: z.string().describe("The conversation's id: what restores it."),
+    name: z.string().optional(),
+    deleted: timestampAnswerSchema.describe('When it was deleted.'),
+    expires: timestampAnswerSchema.describe('When the trash lets it go for good.'),
+    messages: z.number().int().describe('How many messages it holds.'),
+  })
+  .describe("A deleted conversation the trash keeps (this service's own: the official client has no trash).");
+
+export const trashedConversationsSchema = z
+  .object({ iterable: z.array(trashedConversationSchema) })
+  .describe('Every conversation in the trash, the most recently deleted first.');
+
+export const trashEmptiedSchema = z.object({ removed: z.number().int().describe('How many conversations went for good.') });
+
 export const modelDownloadProgressSchema = z.object({
   status: z.enum(['UNKNOWN', 'INITIALIZED', 'IN-PROGRESS', 'COMPLETED', 'FAILED', 'CANCELED']),
   percentage: z.number().nullable(),
@@ -443,6 +459,9 @@ export const answerSchemas = {
   ConversationCreatedOutput: conversationCreatedOutputSchema,
   ModelDeleteCacheOutput: modelDeleteCacheOutputSchema,
   ModelDownloadProgress: modelDownloadProgressSchema,
+  TrashedConversation: trashedConversationSchema,
+  TrashedConversations: trashedConversationsSchema,
+  TrashEmptied: trashEmptiedSchema,
   SearchedConversationMessage: searchedConversationMessageSchema,
   SearchedConversationMessages: searchedConversationMessagesSchema,
   SearchedAnnotation: searchedAnnotationSchema,

@@ -37,6 +37,7 @@ export function sampleRecord<C extends CollectionName>(collection: C, id: string
     persons: () => ({ ...base, type: { basic: { name: `Person ${id}` } }, messages: [], annotations: [] }),
     workstreamEvents: () => ({ ...base, application: { id: 'app' }, trigger: {}, messages: [], annotations: [] }),
     sources: () => ({ ...base, raw: { name: `Source ${id}` }, readable: `Source ${id}`, messages: [], conversations: [] }),
+    trash: () => ({ ...base, expires: now, conversation: conversationRecord(id), messages: [], annotations: [] }),
   };
   return records[collection]();
 }

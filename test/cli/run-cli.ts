@@ -15,7 +15,7 @@ export interface CliRun {
  * The variables that say where a server is, or what token it takes: cleared for each run, so a
  * developer's own (a shell that exported PORT) cannot change what a test sees.
  */
-const CLEARED = { PORT: '', HOST: '', API_TOKEN: '', DATA_DIR: '', DATABASE_URL: '', DATABASE_SCHEMA: '' };
+const CLEARED = { PORT: '', HOST: '', API_TOKEN: '', DATA_DIR: '', DATABASE_URL: '', DATABASE_SCHEMA: '', TRASH_DAYS: '' };
 
 /**
  * Runs `conversation-model-service <args>` from the run's compiled sources (one node process; see

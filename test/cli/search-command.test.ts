@@ -2,7 +2,8 @@
  * `search` against a running server (the command's own `serve`, on a free 127.0.0.1 port, with an
  * API_TOKEN), seeded with three conversations through its HTTP API: a block per match, best first
  * (title, day, id, then the best passage indented); a line when nothing matches; `--messages`,
- * `--limit`; a missing query is a usage error, exit 2.
+ * `--limit`; a missing query is a usage error, exit 2. Then `trash list|restore|empty` against the
+ * same server, started with TRASH_DAYS=7.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationBlock, cut, formatBlocks, messageBlock } from '../../adapters/cli/search.js';
@@ -47,7 +48,7 @@ function day(value: string): string {
 const search = (...args: string[]) => runCli(['search', ...args], { PORT: port, HOST: '127.0.0.1', API_TOKEN: TOKEN });
 
 beforeAll(async () => {
-  server = await startServeProcess(await tempDir(), { API_TOKEN: TOKEN, PORT: '', HOST: '' });
+  server = await startServeProcess(await tempDir(), { API_TOKEN: TOKEN, PORT: '', HOST: '', TRASH_DAYS: '7' });
   port = new URL(server.url).port;
   const create = (input: object) => call<Seeded>('POST', '/conversations/create', { type: 'COPILOT', ...input });
   garden = await create({
@@ -140,6 +141,40 @@ describe('search', () => {
     [['tomatoes', '--limit'], '--limit needs a value (--limit N)'],
   ])('%j: "%s", exit 2, nothing asked of the server', async (args, message) => {
     expect(await search(...args)).toEqual({ code: 2, stdout: '', stderr: `${PROGRAM}: ${message} (see ${PROGRAM} search --help)\n` });
+  });
+});
+
+describe('trash', () => {
+  const trash = (...args: string[]) => runCli(['trash', ...args], { PORT: port, HOST: '127.0.0.1', API_TOKEN: TOKEN });
+
+  it('lists a deleted conversation (kept TRASH_DAYS), restores it for search to find again, and empties the trash', async () => {
+    const deleted = await fetch(`${server.url}/conversations/${kitchen.id}/delete`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(deleted.status).toBe(204);
+    const soup = { engines: { iterable: [{ query: 'soup' }] } };
+    const found = async () => (await call<{ iterable: { identifier: string }[] }>('POST', '/conversations/search', soup)).iterable;
+    expect(await found()).toEqual([]);
+    const [entry] = (await call<{ iterable: { deleted: { value: string }; expires: { value: string } }[] }>('GET', '/trash')).iterable;
+    expect(Date.parse(entry!.expires.value) - Date.parse(entry!.deleted.value)).toBe(7 * 24 * 60 * 60 * 1000);
+    // Into a pipe: tab-separated.
+    expect(await trash('list')).toEqual({
+      code: 0,
+      stdout: `ID\tNAME\tDELETED\tEXPIRES\tMESSAGES\n${kitchen.id}\tKitchen\t${day(entry!.deleted.value)}\t${day(entry!.expires.value)}\t1\n`,
+      stderr: '',
+    });
+
+    expect(await trash('restore', kitchen.id)).toEqual({ code: 0, stdout: `restored ${kitchen.id} (Kitchen)\n`, stderr: '' });
+    expect((await found()).map((hit) => hit.identifier)).toEqual([kitchen.id]);
+    const again = await trash('restore', kitchen.id);
+    expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(again.stderr).toContain(`No conversation of the id "${kitchen.id}" is in the trash.`);
+
+    const removed = await call<{ id: string }>('POST', '/conversations/create', { type: 'COPILOT' });
+    await fetch(`${server.url}/conversations/${removed.id}/delete`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(await trash('empty')).toEqual({ code: 0, stdout: 'removed 1 conversation from the trash\n', stderr: '' });
+    expect(await trash('list')).toEqual({ code: 0, stdout: 'The trash is empty.\n', stderr: '' });
   });
 });
 

@@ -68,6 +68,7 @@ describe('a wrong command line', () => {
     [['models', 'rm'], {}, 'models rm needs a model id or name', 'models rm'],
     [['search'], {}, 'search needs a query', 'search'],
     [['search', 'a', '--bogus'], {}, 'unknown flag --bogus', 'search'],
+    [['trash'], {}, 'trash needs a command: list, restore or empty', 'trash'],
     [
       ['models', 'list', '--port', '0'],
       {},
@@ -97,6 +98,8 @@ describe('a wrong command line', () => {
     [['--log-requests=yes'], {}, '--log-requests takes no value'],
     [['now'], {}, 'unexpected argument "now"'],
     [[], { PORT: 'abc' }, 'PORT must be a port number from 0 to 65535, not "abc"'],
+    [['--trash-days', '40000'], {}, '--trash-days must be a number of days from 0 to 36500, not "40000"'],
+    [[], { TRASH_DAYS: 'a week' }, 'TRASH_DAYS must be a number of days from 0 to 36500, not "a week"'],
   ])('serve %j %j: "%s", exit 2, before opening the data folder', async (args, env, message) => {
     const dataDir = path.join(await tempDir(), 'never-made');
     const run = await runCli(['serve', ...args, '--data-dir', dataDir], env);

@@ -99,7 +99,7 @@ export function expectError(answer: Answer, status: number, code: string): any {
  */
 export async function stateOf(http: HttpClient): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
-  for (const url of ['/conversations', '/models', ...Object.values(RECORD_ROUTES).map((route) => `/${route.path}`)]) {
+  for (const url of ['/conversations', '/models', '/trash', ...Object.values(RECORD_ROUTES).map((route) => `/${route.path}`)]) {
     state[url] = expectJson(await http.get(url));
   }
   const conversations = state['/conversations'] as { iterable: { id: string }[] };

@@ -36,13 +36,14 @@ export async function createOf(service: Service, collection: CollectionName): Pr
     case 'sources':
       return (await service.createWorkstreamPatternEngineSource(seeds.workstreamPatternEngineSource)).id;
     case 'models':
-      throw new Error('models have no links');
+    case 'trash':
+      throw new Error(`${collection} have no links`);
   }
 }
 
 /** Deletes a record of `collection` through the service. */
 export function deleteOf(service: Service, collection: CollectionName, id: string): Promise<void> {
-  const remove: Record<Exclude<CollectionName, 'models'>, (id: string) => Promise<void>> = {
+  const remove: Record<Exclude<CollectionName, 'models' | 'trash'>, (id: string) => Promise<void>> = {
     conversations: service.deleteConversation,
     messages: service.deleteMessage,
     annotations: service.deleteAnnotation,
@@ -56,7 +57,7 @@ export function deleteOf(service: Service, collection: CollectionName, id: strin
     workstreamEvents: service.deleteWorkstreamEvent,
     sources: service.deleteWorkstreamPatternEngineSource,
   };
-  return remove[collection as Exclude<CollectionName, 'models'>](id);
+  return remove[collection as Exclude<CollectionName, 'models' | 'trash'>](id);
 }
 
 /** The ids `end.field` of a stored record names. */

@@ -75,9 +75,9 @@ describe('web-origin defences, on by default', () => {
   });
 
   it('covers every route of the router', () => {
-    // 33 reads (3 of them the OpenAPI document and the docs page) and 152 writes today (4 of them searches); a new route joins the table by itself.
-    expect(context.routes.filter((route) => route.method === 'GET')).toHaveLength(33);
-    expect(context.routes.filter((route) => route.method === 'POST')).toHaveLength(152);
+    // 34 reads (3 of them the OpenAPI document and the docs page) and 155 writes today (4 of them searches); a new route joins the table by itself.
+    expect(context.routes.filter((route) => route.method === 'GET')).toHaveLength(34);
+    expect(context.routes.filter((route) => route.method === 'POST')).toHaveLength(155);
   });
 
   it('serves programs on this machine: loopback hosts with any port, no Origin', async () => {
@@ -123,6 +123,30 @@ describe('web-origin defences, on by default', () => {
       }
     }
     expect(await stateOf(context.http)).toEqual(before);
+  });
+
+  it('lets no web page restore a conversation from the trash, remove one, or empty it', async () => {
+    const trashed = await conversationWith(context.service, said('USER', 'Deleted, and kept in the trash'));
+    await context.service.deleteConversation(trashed.id);
+    const before = await stateOf(context.http);
+    expect(before['/trash']).toMatchObject({ iterable: [{ id: trashed.id }] });
+    const routes = [
+      { method: 'POST', url: `/conversations/${trashed.id}/restore` },
+      { method: 'POST', url: `/trash/${trashed.id}/delete` },
+      { method: 'POST', url: '/trash/empty' },
+      { method: 'GET', url: '/trash' },
+    ];
+    const hostile: Record<string, string>[] = [
+      { origin: 'https://attacker.example' },
+      { origin: 'null' },
+      { host: 'attacker.example:39300' },
+    ];
+    for (const headers of hostile) {
+      for (const route of routes) expectError(await context.send(route, headers), 403, 'FORBIDDEN');
+    }
+    expect(await stateOf(context.http)).toEqual(before);
+    // A program on this machine may.
+    expect((await context.send(routes[0]!)).status).toBe(200);
   });
 
   it('refuses a JSON body sent without a Content-Type', async () => {

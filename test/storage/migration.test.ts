@@ -3,6 +3,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
+import { sampleRecord } from '../../src/testing/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const FIXTURE = path.join(import.meta.dirname, '..', 'fixtures', 'format-4');
@@ -18,6 +19,30 @@ const everything = (repository: Repository) =>
 const withEveryCollection = (expected: Record<string, any>): Record<string, any> => ({
   ...Object.fromEntries(COLLECTION_NAMES.map((name) => [name, []])),
   ...expected,
+});
+
+describe('JSON-file repository: upgrading a data folder of format 7 (before the trash)', () => {
+  it('opens it with the trash empty, keeps every record, and writes format 8', async () => {
+    const folder = await tempDir('cms-migrate7-');
+    const file = path.join(folder, 'db.json');
+    const store = await createJsonFileRepository({ file });
+    await store.transact(async (tx) => tx.put('tags', sampleRecord('tags', 't1')));
+    await store.close();
+    // What release 7 wrote: version 7, and no trash collection.
+    const { trash: _trash, ...format7 } = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...format7, version: 7 }));
+
+    const reopened = await createJsonFileRepository({ file });
+    const records = await everything(reopened);
+    expect(records.tags).toMatchObject([{ id: 't1' }]);
+    expect(records.trash).toEqual([]);
+    await reopened.transact(async (tx) => tx.put('trash', sampleRecord('trash', 'c1')));
+    await reopened.close();
+    expect(JSON.parse(await readFile(file, 'utf8')).version).toBe(8);
+    const again = await createJsonFileRepository({ file });
+    expect((await everything(again)).trash).toEqual([sampleRecord('trash', 'c1')]);
+    await again.close();
+  });
 });
 
 describe('JSON-file repository: upgrading a data folder of format 6 (before tags, persons, workstream events and sources)', () => {

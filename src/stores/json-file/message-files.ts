@@ -78,7 +78,7 @@ export interface HintLine {
 }
 
 /** Numbers per message in a hint line of each version. */
-export const HINT_STRIDE: Readonly<Record<number, number>> = { 5: 4, 6: 5, 7: 5 };
+export const HINT_STRIDE: Readonly<Record<number, number>> = { 5: 4, 6: 5, 7: 5, 8: 5 };
 
 /** Where a line of a hint file is, and whether it failed its checksum (its values may be wrong). */
 export interface HintLinePlace {

@@ -47,6 +47,9 @@ const STEPS: Record<
   // refuses the file by its version instead. Records are unchanged (new link fields are absent
   // until a first link).
   6: { snapshot: (data) => ({ ...Object.fromEntries(ADDED_IN_7.map((name) => [name, []])), ...data }) },
+  // 7 → 8: the trash (deleted conversations kept for a while), empty in a store written before;
+  // a new version for the reason of 6 → 7. Records are unchanged.
+  7: { snapshot: (data) => ({ trash: [], ...data }) },
 };
 
 /** The collections version 7 added: a fact of that version, not to be extended with later ones. */
