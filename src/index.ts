@@ -76,5 +76,16 @@ export {
   type StreamedIdentifier,
   type StreamedIdentifiers,
 } from './streams/identifiers.js';
+export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  EXPORTED_COLLECTIONS,
+  type ExportFormat,
+  type ExportOptions,
+  type ImportFormat,
+  type ImportOptions,
+  type ImportReport,
+  markdownFileName,
+} from './transfer/index.js';
 export { SERVICE_VERSION } from './version.js';
 export type * from './wire.js';

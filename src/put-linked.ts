@@ -10,6 +10,12 @@ type Fields = Record<string, unknown>;
 /** Records by collection, each whole, as a store held it: what {@link putLinked} stores. */
 export type ArrivingRecords = ReadonlyMap<CollectionName, readonly { readonly id: string }[]>;
 
+/** How {@link putLinked} stores records that arrive in parts. */
+export interface PutLinkedOptions {
+  /** Whether a record neither arriving nor stored arrives in a later part (links to it are kept as stated). */
+  readonly pending?: (collection: CollectionName, id: string) => boolean;
+}
+
 /**
  * Stores records that arrive whole, with their links, from outside the store's present state (a
  * conversation restored from the trash, records imported from a file), and keeps every link
@@ -22,11 +28,21 @@ export type ArrivingRecords = ReadonlyMap<CollectionName, readonly { readonly id
  * - a link to a record neither arriving nor stored is dropped (its record was deleted meanwhile, or
  *   left out of an export), and so is a summary's coverage of such a message.
  *
+ * Records that arrive in parts (an import written a batch per transaction) name the records of
+ * later parts through `options.pending`: a link to a pending record is kept as stated, neither
+ * dropped nor made two-sided here (the pending record states its side when it arrives).
+ *
  * Arriving records keep their own stamps (`created`, `updated`): they come back as they were. One
  * that replaces a stored record of its id replaces it whole: a caller that must not overwrite checks
  * first. Reads every stored record named, a collection at a time: O(records + links).
  */
-export async function putLinked(tx: Transaction, arriving: ArrivingRecords, updated: object): Promise<void> {
+export async function putLinked(
+  tx: Transaction,
+  arriving: ArrivingRecords,
+  updated: object,
+  options: PutLinkedOptions = {},
+): Promise<void> {
+  const pending = options.pending ?? (() => false);
   const records = new Map<CollectionName, Map<string, Fields>>();
   for (const [collection, list] of arriving) records.set(collection, new Map(list.map((record) => [record.id, record as Fields])));
   const arrives = (collection: CollectionName, id: string) => records.get(collection)?.has(id) === true;
@@ -44,7 +60,7 @@ export async function putLinked(tx: Transaction, arriving: ArrivingRecords, upda
   for (const { end, other } of ends) {
     for (const record of records.get(end.collection)?.values() ?? []) {
       for (const id of idsOf(record, end)) {
-        if (arrives(other.collection, id)) continue;
+        if (arrives(other.collection, id) || pending(other.collection, id)) continue;
         let ids = named.get(other.collection);
         if (!ids) named.set(other.collection, (ids = new Set()));
         ids.add(id);
@@ -74,6 +90,7 @@ export async function putLinked(tx: Transaction, arriving: ArrivingRecords, upda
           : (changedStored.get(other.collection)?.get(otherId) ?? stored.get(other.collection)?.get(otherId));
         const target = arrivingOther ?? storedOther;
         if (!target) {
+          if (pending(other.collection, otherId)) continue;
           next = without(next, end, new Set([otherId]));
           continue;
         }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { healthOf, type ServiceHealth } from './health.js';
 import type {
   AnnotationUpdateInput,
@@ -56,6 +57,7 @@ import type { IdentifierStream, WatchOptions } from './streams/identifier-stream
 import type { StreamCollection } from './streams/identifiers.js';
 import { createWatcher } from './streams/watch.js';
 import { DEFAULT_PURGE_INTERVAL_MS, TrashPurger } from './trash-purger.js';
+import { type ExportOptions, exportConversations, type ImportOptions, type ImportReport, importConversations } from './transfer/index.js';
 import type {
   Anchor,
   Annotation,
@@ -305,6 +307,23 @@ export interface Service extends LinkMethods {
   listWorkstreamPatternEngineSources(options?: ListOptions): Promise<ListOf<WorkstreamPatternEngineSource>>;
   deleteWorkstreamPatternEngineSource(source: string): Promise<void>;
   /**
+   * An export of the records, as chunks of text to write as they come (to a file, an HTTP answer):
+   * `json`, this service's lossless format (every record of every collection but the trash, ids
+   * and links kept: what `importConversations` reads back), or `markdown`, the conversations as a
+   * person reads them. Read a page at a time: an export of any size is never held whole. With
+   * `conversations`, only those (and what they hold and link to); NOT_FOUND for an unknown one,
+   * when the first chunk is asked for. See docs/export-import.md.
+   */
+  exportConversations(options: ExportOptions): AsyncIterable<string>;
+  /**
+   * Imports a file (a path) or a stream (spooled into the data folder first) of this service's
+   * JSON, ChatGPT's `conversations.json` or Open WebUI's chat export (`format`, or told from the
+   * file). The whole file is checked before anything is written: a bad one is INVALID_INPUT naming
+   * the record, a record stored differently CONFLICT, and nothing is imported; a second import of a
+   * file writes nothing. Answers what was written and left unchanged. See docs/export-import.md.
+   */
+  importConversations(source: string | Readable | AsyncIterable<Uint8Array>, options?: ImportOptions): Promise<ImportReport>;
+  /**
    * Whether what the service stores is sound: `status` is `ok`, or `damaged` once stored data was
    * found damaged, with the store's check (how far it got, which files are damaged, where) when
    * the store keeps one. What `GET /.well-known/health` answers, as text.
@@ -426,6 +445,9 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const events = records<WorkstreamEvent>('workstreamEvents');
   const sources = records<WorkstreamPatternEngineSource>('sources');
 
+  // Imports write through the service's repository, so the search index and caches follow them.
+  const transfer = { repository, now: ctx.now, ...(options.dataDir ? { dataDir: options.dataDir } : {}) };
+
   const watcher = createWatcher({
     repository,
     modelIds: async () => (await models.listModels(ctx)).iterable.map((model) => model.id),
@@ -522,6 +544,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     getWorkstreamPatternEngineSource: sources.get,
     listWorkstreamPatternEngineSources: sources.list,
     deleteWorkstreamPatternEngineSource: sources.delete,
+    exportConversations: (options) => exportConversations(transfer, options),
+    importConversations: (source, options) => importConversations(transfer, source, options),
     health: async () => healthOf(store),
     restoreConversation: (id, read) => trash.restoreConversation(ctx, id, read),
     listTrash: () => trash.listTrash(ctx),
