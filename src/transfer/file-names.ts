@@ -13,7 +13,7 @@ export function markdownFileName(title: string | undefined, id: string, taken: S
     .normalize('NFC')
     .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '-')
     .replace(/\s+/g, ' ')
-    .replace(/^[\s.-]+|[\s.]+$/g, '');
+    .replace(/^[\s.-]+|[\s.-]+$/g, '');
   base = [...base].slice(0, MAX_NAME_CHARS).join('').trim() || 'conversation';
   if (/^(con|prn|aux|nul|com\d|lpt\d)$/i.test(base)) base = `${base}_`;
   const safeId = id.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 8) || 'x';
