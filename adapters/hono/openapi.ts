@@ -6,6 +6,7 @@ import { inputSchemas } from './input-schemas.js';
 import type { Route } from './route.js';
 import { ROUTES } from './routes.js';
 import { STREAM_ROUTES, type StreamRoute } from './stream-routes.js';
+import { IMPORT_COUNTS_SCHEMA, transferOperations } from './transfer-routes.js';
 
 /**
  * The OpenAPI 3.1 document of the router, generated from its route table (`routes.ts`), the zod
@@ -209,6 +210,10 @@ function buildDocument(): JsonObject {
     if (paths[stream.path] !== undefined) throw new Error(`Two operations for GET ${stream.path}.`);
     paths[stream.path] = { get: streamOperation(stream) };
   }
+  for (const [path, item] of Object.entries(transferOperations())) {
+    if (paths[path] !== undefined) throw new Error(`Two path items for ${path}.`);
+    paths[path] = item;
+  }
   const errorResponses: JsonObject = {};
   for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
     errorResponses[`Error${status}`] = { description, content: { 'application/json': { schema: ref('Error') } } };
@@ -229,6 +234,7 @@ function buildDocument(): JsonObject {
         ...componentSchemas(inputSchemas, 'input'),
         ...componentSchemas(answerSchemas, 'output'),
         StreamedIdentifiers: STREAMED_IDENTIFIERS_SCHEMA,
+        ImportCounts: IMPORT_COUNTS_SCHEMA,
       },
       responses: errorResponses,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Only when the service is started with a token.' } },

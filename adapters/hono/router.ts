@@ -6,9 +6,10 @@ import { readPostBody } from './request.js';
 import { handlerOf } from './route-handler.js';
 import { ROUTES } from './routes.js';
 import { STREAM_ROUTES } from './stream-routes.js';
+import { mountTransferRoutes, type TransferRouteOptions } from './transfer-routes.js';
 import { type WebOriginOptions, webOriginGuards } from './web-origin.js';
 
-export interface HonoRouterOptions extends WebOriginOptions {
+export interface HonoRouterOptions extends WebOriginOptions, TransferRouteOptions {
   /** Largest request body accepted, in bytes; larger ones answer 413. Default: 10 MiB. */
   readonly maxBodyBytes?: number;
   /** Where unexpected errors are reported. Default: `console`. */
@@ -38,6 +39,8 @@ export function createHonoRouter(service: Service, options: HonoRouterOptions = 
     });
   }
   app.use('*', ...webOriginGuards(options));
+  // Export and import stream their bodies: mounted before POST bodies are read whole.
+  mountTransferRoutes(app, service, options);
   // POST only: reading `c.req.raw.body` on a GET makes @hono/node-server build a full Request,
   // which doubles the cost of a small read.
   app.post('*', readPostBody(options.maxBodyBytes ?? 10 * 1024 * 1024));
