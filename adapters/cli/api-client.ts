@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { PROGRAM } from './command.js';
 import { CommandFailure } from './failures.js';
 
@@ -10,6 +12,10 @@ export interface ApiClient {
   readonly url: string;
   /** The answer's JSON; `undefined` for an empty answer (204). `body`, when given, is sent as JSON. */
   call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
+  /** A GET's body as it comes, once the answer has begun (an error answer is a CommandFailure); no time bound on the body. */
+  stream(method: 'GET', route: string): Promise<AsyncIterable<Uint8Array>>;
+  /** POSTs a file as the body (`application/json`), streamed from disk, and answers the JSON answer; no time bound. */
+  upload<T>(route: string, file: string): Promise<T>;
 }
 
 /** Why a request never got an answer, in a few words: fetch's own message is only "fetch failed". */
@@ -49,8 +55,45 @@ function messageOf(status: number, statusText: string, text: string): string {
  */
 export function createApiClient(url: string, token: string | undefined): ApiClient {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  const unreachable = (error: unknown, method: string, route: string) => {
+    if ((error as Error).name === 'TimeoutError')
+      return new CommandFailure(`${url} did not answer ${method} ${route} within ${REQUEST_TIMEOUT_MS / 1000} s.`);
+    return new CommandFailure(
+      `Cannot reach ${url} (${whyUnreachable(error)}). Is the server running (${PROGRAM} serve)? ` +
+        'Give its address with --url or --host and --port, or HOST and PORT.',
+    );
+  };
   return {
     url,
+    async stream(method, route) {
+      let response: Response;
+      try {
+        response = await fetch(`${url}${route}`, { method, headers });
+      } catch (error) {
+        throw unreachable(error, method, route);
+      }
+      if (!response.ok) throw new CommandFailure(messageOf(response.status, response.statusText, await response.text()));
+      if (!response.body) return (async function* () {})();
+      return Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    },
+    async upload<T>(route: string, file: string): Promise<T> {
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(`${url}${route}`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
+          duplex: 'half',
+        } as RequestInit);
+        text = await response.text();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CommandFailure(`There is no file ${file}.`);
+        throw unreachable(error, 'POST', route);
+      }
+      if (!response.ok) throw new CommandFailure(messageOf(response.status, response.statusText, text));
+      return JSON.parse(text) as T;
+    },
     async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
       const json = body === undefined ? {} : { headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
       let response: Response;

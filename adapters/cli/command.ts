@@ -28,6 +28,8 @@ export interface PositionalSpec {
 export interface CommandInput {
   /** The string flags given, by name (the last one wins when a flag is repeated). */
   readonly strings: Readonly<Record<string, string | undefined>>;
+  /** Every value of each string flag given, in order (`--conversation a --conversation b`). */
+  readonly lists?: Readonly<Record<string, readonly string[] | undefined>>;
   /** The boolean flags given. */
   readonly flags: ReadonlySet<string>;
   /** The positional arguments, exactly as many as the command's {@link Command.positionals}. */

@@ -23,6 +23,7 @@ export function parseCommandLine(command: Command, args: readonly string[]): Com
   if (tokens.some((token) => token.kind === 'option' && token.name === 'help' && token.value === undefined)) return 'help';
 
   const strings: Record<string, string> = {};
+  const lists: Record<string, string[]> = {};
   const flags = new Set<string>();
   const positionals: string[] = [];
   for (const token of tokens) {
@@ -40,11 +41,12 @@ export function parseCommandLine(command: Command, args: readonly string[]): Com
     const forgotten = token.value === undefined || (!token.inlineValue && /^-./.test(token.value));
     if (forgotten) throw new UsageError(`${token.rawName} needs a value${spec.value ? ` (${token.rawName} ${spec.value})` : ''}`);
     strings[token.name] = token.value as string;
+    (lists[token.name] ??= []).push(token.value as string);
   }
 
   const wanted = command.positionals ?? [];
   const name = command.path.join(' ');
   if (positionals.length < wanted.length) throw new UsageError(`${name} needs ${wanted[positionals.length]!.what}`);
   if (positionals.length > wanted.length) throw new UsageError(`unexpected argument "${positionals[wanted.length]}"`);
-  return { strings, flags, positionals };
+  return { strings, lists, flags, positionals };
 }

@@ -12,6 +12,8 @@ import { search } from './search.js';
 import { serve } from './serve.js';
 import { store } from './store-copy.js';
 import { trash, trashRestore } from './trash.js';
+import { exportCommand } from './transfer/export.js';
+import { importCommand } from './transfer/import.js';
 
 /** `models`: the commands that talk to a running server, as Ollama's do. */
 export const models: Command = {
@@ -38,13 +40,15 @@ export const program: Command = {
   path: [],
   summary: `${PROGRAM} ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.`,
   flags: { version: { type: 'boolean', short: 'v', description: 'prints the version' } },
-  commands: [serve, models, search, trash, store, version],
+  commands: [serve, models, search, trash, exportCommand, importCommand, store, version],
   details: `Examples:
   ${fullName(serve)} --port 39300 --host 127.0.0.1 --data-dir ./data
   ${fullName(modelsList)}
   ${fullName(modelsPull)} <model>
   ${fullName(search)} "garden plans" --limit 5
   ${fullName(trashRestore)} <conversation>
+  ${fullName(exportCommand)} --format json --out conversations.json
+  ${fullName(importCommand)} conversations.json
   ${fullName(store)} copy --from ./data --to postgres://me@127.0.0.1:5432/app
   PORT=8080 ${fullName(modelsPs)}`,
   async run({ flags }) {

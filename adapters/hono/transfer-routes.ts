@@ -52,13 +52,18 @@ export function mountTransferRoutes(app: Hono<RouterEnv>, service: Service, opti
     // JSON only, as every POST here: what an HTML form can send (form data, text) is refused.
     const type = c.req.header('content-type');
     if (type === undefined || !/^application\/json\s*(?:;|$)/i.test(type.trim())) {
-      throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', `An import is sent as Content-Type: application/json, not ${type === undefined ? 'without one' : `"${type}"`}.`);
+      throw new ServiceError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `An import is sent as Content-Type: application/json, not ${type === undefined ? 'without one' : `"${type}"`}.`,
+      );
     }
     const format = (c.req.query('format') ?? 'auto') as ImportFormat | 'auto';
     const maxBytes = options.maxImportBytes ?? 1024 * 1024 * 1024;
     if (Number(c.req.header('content-length')) > maxBytes) {
       c.header('Connection', 'close');
-      throw new ServiceError('PAYLOAD_TOO_LARGE', `The import is larger than this service accepts (${maxBytes} bytes).`, { limit: maxBytes });
+      throw new ServiceError('PAYLOAD_TOO_LARGE', `The import is larger than this service accepts (${maxBytes} bytes).`, {
+        limit: maxBytes,
+      });
     }
     // Read here: the router's error funnel must not read it again.
     c.set('body', '');
@@ -86,7 +91,10 @@ async function fileName(service: Service, format: ExportFormat, conversations: r
   if (format === 'json' || conversations?.length !== 1) return format === 'json' ? 'conversations.json' : 'conversations.md';
   const { name } = await service.getConversation(conversations[0]!, { transferables: false });
   // Quotes and backslashes are no file names' characters (markdownFileName replaces them): the header stays whole.
-  return encodeURIComponent(markdownFileName(name, conversations[0]!, new Set())).replace(/%20/g, ' ').replace(/%28/g, '(').replace(/%29/g, ')');
+  return encodeURIComponent(markdownFileName(name, conversations[0]!, new Set()))
+    .replace(/%20/g, ' ')
+    .replace(/%28/g, '(')
+    .replace(/%29/g, ')');
 }
 
 /** The OpenAPI operations of the two routes (see openapi.ts). */
@@ -110,7 +118,13 @@ export function transferOperations(): Record<string, Record<string, unknown>> {
         summary:
           "Export the records: `json`, this service's lossless format (every record but the trash, one a line; what the import reads back), or `markdown`, the conversations as a person reads them. Streamed as it is read. See docs/export-import.md.",
         parameters: [
-          { name: 'format', in: 'query', required: false, description: '`json` (default) or `markdown`.', schema: { type: 'string', enum: ['json', 'markdown'] } },
+          {
+            name: 'format',
+            in: 'query',
+            required: false,
+            description: '`json` (default) or `markdown`.',
+            schema: { type: 'string', enum: ['json', 'markdown'] },
+          },
           {
             name: 'conversation',
             in: 'query',

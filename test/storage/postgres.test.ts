@@ -5,6 +5,7 @@
  * own pool and record cache, as two processes would have) on one database keeping every guarantee
  * one process gives.
  */
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { createHonoRouter } from '../../adapters/hono/index.js';
@@ -15,7 +16,9 @@ import { createFakeSummarizer } from '../../src/summarizers/index.js';
 import { conversationRecord, messageRecord } from '../../src/testing/records.js';
 import { describeWithPostgres, freshSchema } from '../helpers/postgres.js';
 import { seeds } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { storedRelationProblems } from '../security/fuzz-helpers.js';
+import { answers, exportTo, populate } from '../transfer/populate.js';
 
 describeWithPostgres('PostgreSQL store', (server) => {
   /** The tests' own connection, to look at the tables as `psql` would. */
@@ -316,6 +319,26 @@ describeWithPostgres('PostgreSQL store', (server) => {
       (await view.get('conversations', 'y'))!.name,
     ]);
     for (const name of names) expect(name).toMatch(/^Conversation [xy] by [xy] by [xy]$/);
+  });
+  it('imports a JSON export of the JSON-file store: every conversation answers the same bytes; a second import writes nothing; a conflict writes nothing', async () => {
+    const folder = await tempDir();
+    const from = await createService({ dataDir: folder, summarizer: createFakeSummarizer() });
+    onTestFinished(() => from.close());
+    const ids = await populate(from, 3);
+    const file = path.join(folder, 'export.json');
+    await exportTo(from, file);
+    const to = await serviceOn(await open());
+    expect((await to.importConversations(file)).conversations).toEqual({ written: 3, unchanged: 0 });
+    expect(await answers(to)).toEqual(await answers(from));
+    expect([...(await answers(to)).keys()]).toEqual(ids);
+    const again = await to.importConversations(file);
+    expect(Object.values(again.collections).every((counts) => counts!.written === 0)).toBe(true);
+    // Renamed here: the file's version of it is now a conflict, and nothing of the file is written.
+    await to.updateConversation({ id: ids[1]!, name: 'Renamed' } as never);
+    await to.deleteConversation(ids[2]!);
+    const before = await answers(to);
+    await expect(to.importConversations(file)).rejects.toMatchObject({ code: 'CONFLICT', details: { id: ids[1] } });
+    expect(await answers(to)).toEqual(before);
   });
 });
 

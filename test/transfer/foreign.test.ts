@@ -35,13 +35,22 @@ describe('importing other programs’ exports', () => {
     const service = await memoryService();
     const file = path.join(FIXTURES, 'chatgpt-conversations.json');
     const report = await service.importConversations(file);
-    expect(report).toMatchObject({ format: 'chatgpt', conversations: { written: 3, unchanged: 0 }, messages: { written: 9, unchanged: 0 } });
+    expect(report).toMatchObject({
+      format: 'chatgpt',
+      conversations: { written: 3, unchanged: 0 },
+      messages: { written: 9, unchanged: 0 },
+    });
     expect(await transcript(service)).toEqual([
       {
         name: 'Garden plans',
         created: '2024-05-01T10:00:00.123Z',
         // The regenerated answer (another branch) and the hidden system message are left out.
-        messages: ['USER: When should I plant tomatoes?', 'ASSISTANT: After the last frost, when the soil is warm.', 'USER: And peppers?', 'ASSISTANT: Two weeks later than tomatoes.'],
+        messages: [
+          'USER: When should I plant tomatoes?',
+          'ASSISTANT: After the last frost, when the soil is warm.',
+          'USER: And peppers?',
+          'ASSISTANT: Two weeks later than tomatoes.',
+        ],
       },
       {
         name: 'Parse a CSV in Python',
@@ -53,7 +62,11 @@ describe('importing other programs’ exports', () => {
           "ASSISTANT: ```python\nprint(len(open('data.csv').readlines()))\n```",
         ],
       },
-      { name: 'Haiku', created: '2024-05-03T10:00:00.000Z', messages: ['USER: Write a haiku about rain.', expect.stringMatching(/^ASSISTANT: Soft rain/)] },
+      {
+        name: 'Haiku',
+        created: '2024-05-03T10:00:00.000Z',
+        messages: ['USER: Write a haiku about rain.', expect.stringMatching(/^ASSISTANT: Soft rain/)],
+      },
     ]);
     const again = await service.importConversations(file, { format: 'chatgpt' });
     expect(again).toMatchObject({ conversations: { written: 0, unchanged: 3 }, messages: { written: 0, unchanged: 9 } });
@@ -86,16 +99,31 @@ describe('importing other programs’ exports', () => {
     await writeFile(
       file,
       JSON.stringify([
-        { id: 'ok', title: 'Fine', created_at: 1717236000, chat: { history: { messages: { a: { id: 'a', parentId: null, role: 'user', content: 'hi' } }, currentId: 'a' } } },
-        { id: 'loop', title: 'Looping', created_at: 1717236000, chat: { history: { messages: { a: { id: 'a', parentId: 'b' }, b: { id: 'b', parentId: 'a' } }, currentId: 'a' } } },
+        {
+          id: 'ok',
+          title: 'Fine',
+          created_at: 1717236000,
+          chat: { history: { messages: { a: { id: 'a', parentId: null, role: 'user', content: 'hi' } }, currentId: 'a' } },
+        },
+        {
+          id: 'loop',
+          title: 'Looping',
+          created_at: 1717236000,
+          chat: { history: { messages: { a: { id: 'a', parentId: 'b' }, b: { id: 'b', parentId: 'a' } }, currentId: 'a' } },
+        },
       ]),
     );
     await expect(service.importConversations(file)).rejects.toMatchObject({
       code: 'INVALID_INPUT',
-      message: expect.stringContaining('Conversation 1 of the Open WebUI file "loop" ("Looping") cannot be imported: its message tree has a cycle'),
+      message: expect.stringContaining(
+        'Conversation 1 of the Open WebUI file "loop" ("Looping") cannot be imported: its message tree has a cycle',
+      ),
     });
     await writeFile(file, '{"hello": "world"}');
-    await expect(service.importConversations(file)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('in no format this service imports') });
+    await expect(service.importConversations(file)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('in no format this service imports'),
+    });
     expect((await service.listConversationIdentifiers()).iterable).toEqual([]);
   });
 });
@@ -109,9 +137,11 @@ describe('the Markdown export', () => {
     await service.summarizeConversation(csv.id);
     let markdown = '';
     for await (const chunk of service.exportConversations({ format: 'markdown', conversations: [csv.id] })) markdown += chunk;
-    expect(markdown).toMatch(/^# Parse a CSV in Python\n\n- Created: 2024-05-02T10:00:00.000Z\n- Updated: .*\n- Id: `[\w-]+`\n\n## Summary\n\n.+\n\n## Messages\n\n### User · 2024-05-02T10:00:01.000Z\n\nHow do I read a CSV file in Python\?\n\n### Assistant · 2024-05-02T10:00:05.000Z\n\nUse the `csv` module:\n\n```python\n/);
+    expect(markdown).toMatch(
+      /^# Parse a CSV in Python\n\n- Created: 2024-05-02T10:00:00.000Z\n- Updated: .*\n- Id: `[\w-]+`\n\n## Summary\n\n.+\n\n## Messages\n\n### User · 2024-05-02T10:00:01.000Z\n\nHow do I read a CSV file in Python\?\n\n### Assistant · 2024-05-02T10:00:05.000Z\n\nUse the `csv` module:\n\n```python\n/,
+    );
     // The four-backtick block holding a three-backtick one is whole.
-    expect(markdown).toContain("````markdown\n```js\nconsole.log(1)\n```\n````\n\n### Assistant");
+    expect(markdown).toContain('````markdown\n```js\nconsole.log(1)\n```\n````\n\n### Assistant');
     // All conversations, one after another.
     let all = '';
     for await (const chunk of service.exportConversations({ format: 'markdown' })) all += chunk;

@@ -43,9 +43,17 @@ describe('the export and import routes', () => {
     const body = await exported.text();
 
     const to = await served();
-    const imported = await fetch(`${to.url}/conversations/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    const imported = await fetch(`${to.url}/conversations/import`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
     expect(imported.status).toBe(200);
-    expect(await imported.json()).toMatchObject({ format: 'json', conversations: { written: 3, unchanged: 0 }, messages: { written: 3 * (EXPORT_PAGE + 50) } });
+    expect(await imported.json()).toMatchObject({
+      format: 'json',
+      conversations: { written: 3, unchanged: 0 },
+      messages: { written: 3 * (EXPORT_PAGE + 50) },
+    });
     expect(await answers(to.service)).toEqual(await answers(from.service));
 
     // One conversation as Markdown, named after its title.
@@ -57,25 +65,39 @@ describe('the export and import routes', () => {
 
   it('answer a bad import or an unknown conversation with its error, never a 500', async () => {
     const { url, service } = await served();
-    const bad = await fetch(`${url}/conversations/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"format":"conversation-model-service","version":1,"records":[{"collection":"messages"' });
+    const bad = await fetch(`${url}/conversations/import`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"format":"conversation-model-service","version":1,"records":[{"collection":"messages"',
+    });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toMatch(/cut short/);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/cut short/);
     const missing = await fetch(`${url}/conversations/export?conversation=nope`);
     expect(missing.status).toBe(404);
     const format = await fetch(`${url}/conversations/export?format=pdf`);
     expect(format.status).toBe(400);
     const tooBig = await startHttpServer(service, { port: 0, maxImportBytes: 100, keepAliveTimeoutMs: 500, shutdownGraceMs: 1_000 });
     closers.push(tooBig.close);
-    const large = await fetch(`${tooBig.url}/conversations/import`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ x: 'y'.repeat(1000) }) });
+    const large = await fetch(`${tooBig.url}/conversations/import`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ x: 'y'.repeat(1000) }),
+    });
     expect(large.status).toBe(413);
   });
 
   it('refuse a hostile web page: its import and its export are turned away before any work', async () => {
     const { url, service } = await served();
     await service.createConversation({ type: 'COPILOT', name: 'Secret' } as never);
-    const body = JSON.stringify([{ id: 'x', title: 'Planted', created_at: 1717236000, chat: { messages: [{ role: 'user', content: 'hi' }] } }]);
+    const body = JSON.stringify([
+      { id: 'x', title: 'Planted', created_at: 1717236000, chat: { messages: [{ role: 'user', content: 'hi' }] } },
+    ]);
     const hostile = { Origin: 'https://evil.example' };
-    const posted = await fetch(`${url}/conversations/import`, { method: 'POST', headers: { ...hostile, 'Content-Type': 'application/json' }, body });
+    const posted = await fetch(`${url}/conversations/import`, {
+      method: 'POST',
+      headers: { ...hostile, 'Content-Type': 'application/json' },
+      body,
+    });
     expect(posted.status).toBe(403);
     // What a form can send without a preflight: refused whatever its origin.
     const form = await fetch(`${url}/conversations/import`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body });

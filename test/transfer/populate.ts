@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Service } from '../../src/index.js';
 import { seededModel } from '../helpers/service.js';
 
@@ -37,7 +37,11 @@ export async function populate(service: Service, conversations = 3): Promise<str
 }
 
 /** Writes the service's export to `file`. */
-export async function exportTo(service: Service, file: string, options: Parameters<Service['exportConversations']>[0] = { format: 'json' }): Promise<void> {
+export async function exportTo(
+  service: Service,
+  file: string,
+  options: Parameters<Service['exportConversations']>[0] = { format: 'json' },
+): Promise<void> {
   await pipeline(Readable.from(service.exportConversations(options)), createWriteStream(file));
 }
 

@@ -83,7 +83,10 @@ describe('the JSON export and import, on the JSON-file store', () => {
 
     const cut = path.join(dir, 'cut.json');
     await writeFile(cut, text.slice(0, Math.floor(text.length * 0.8)));
-    await expect(to.importConversations(cut)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/after record \d+, the \w+ "[^"]+".*cut short/) });
+    await expect(to.importConversations(cut)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/after record \d+, the \w+ "[^"]+".*cut short/),
+    });
 
     const lines = text.split('\n');
     const bad = path.join(dir, 'bad.json');
@@ -100,11 +103,17 @@ describe('the JSON export and import, on the JSON-file store', () => {
 
     const junk = path.join(dir, 'junk.json');
     await writeFile(junk, text.replace('"record":{', '"record":{{'));
-    await expect(to.importConversations(junk)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/not valid JSON near byte \d+/) });
+    await expect(to.importConversations(junk)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/not valid JSON near byte \d+/),
+    });
 
     const trash = path.join(dir, 'trash.json');
     await writeFile(trash, text.replace('{"collection":"conversations"', '{"collection":"trash"'));
-    await expect(to.importConversations(trash)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('"trash" is not one this release imports') });
+    await expect(to.importConversations(trash)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('"trash" is not one this release imports'),
+    });
 
     expect((await to.listConversationIdentifiers()).iterable).toEqual([]);
   });
