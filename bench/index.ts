@@ -18,9 +18,10 @@
  * need the developer chats, kept outside the repository: without them they are skipped, saying
  * what to provide (bench/outside-data.ts); the last needs PostgreSQL's binaries, and is skipped
  * likewise without them. Last, the change streams (bench/streams.ts, `npm run bench:streams`,
- * STREAMS_* env): what 1,000 subscribers cost, and a stalled one beside them.
+ * STREAMS_* env): what 1,000 subscribers cost, and a stalled one beside them; then export and
+ * import (bench/transfer.ts, `npm run bench:transfer`): their rates, and the memory of an export.
  *
- * It runs in nine sections (bench/sections.ts): it says first each one's estimated duration and
+ * It runs in ten sections (bench/sections.ts): it says first each one's estimated duration and
  * the total, then each one as it starts and ends (on stderr; the figures go to stdout).
  *
  * Env: BENCH_SIZES=100,1000 to choose sizes, BENCH_ROUNDS=3, BENCH_SECONDS=3 per HTTP measurement,
@@ -403,6 +404,8 @@ function script(file: string): () => Promise<void> {
 
 /** bench/streams.ts at its defaults, on the project's busy 2-core machine (2026-11-28). */
 const STREAMS_SECONDS = 180;
+/** bench/transfer.ts at its defaults, measured alone on the project's busy 2-core machine. */
+const TRANSFER_SECONDS = 300;
 const sizes = SIZES.map((size) => size.toLocaleString('en-US')).join(', ');
 const STORE_KNOBS = ['BENCH_SIZES', 'BENCH_ROUNDS'];
 const devChatsMissing = () => skippedForData(undefined, devChats());
@@ -471,6 +474,13 @@ const SECTIONS: Section[] = [
     seconds: STREAMS_SECONDS,
     knobs: ['STREAMS_SUBSCRIBERS', 'STREAMS_ROUNDS', 'STREAMS_WRITES'],
     run: script('bench/streams.ts'),
+  },
+  {
+    group: 'transfer',
+    title: 'export and import: 10,000 conversations × 20 messages (bench/transfer.ts)',
+    seconds: TRANSFER_SECONDS,
+    knobs: ['BENCH_TRANSFER_CONVERSATIONS'],
+    run: script('bench/transfer.ts'),
   },
 ];
 
