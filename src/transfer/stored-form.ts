@@ -1,5 +1,6 @@
 import { LINK, type Link, type RelationEnd } from '../links.js';
 import type { CollectionName } from '../records.js';
+import { idsOf, without } from '../relations.js';
 
 type Fields = Record<string, unknown>;
 
@@ -23,10 +24,7 @@ for (const link of Object.values(LINK as Record<string, Link>)) {
 export function namedIds(collection: CollectionName, record: Fields): { collection: CollectionName; id: string }[] {
   const named: { collection: CollectionName; id: string }[] = [];
   for (const { end, other } of ENDS.get(collection) ?? []) {
-    const value = record[end.field];
-    for (const id of Array.isArray(value) ? value : typeof value === 'string' ? [value] : []) {
-      if (typeof id === 'string') named.push({ collection: other, id });
-    }
+    for (const id of idsOf(record, end)) if (typeof id === 'string') named.push({ collection: other, id });
   }
   return named;
 }
@@ -43,14 +41,8 @@ export function storedForm(
 ): Fields {
   let next = record;
   for (const { end, other } of ENDS.get(collection) ?? []) {
-    const value = next[end.field];
-    if (end.many) {
-      if (!Array.isArray(value) || value.every((id) => exists(other, id as string))) continue;
-      next = { ...next, [end.field]: value.filter((id) => exists(other, id as string)) };
-    } else if (typeof value === 'string' && !exists(other, value)) {
-      const { [end.field]: _dropped, ...rest } = next;
-      next = rest;
-    }
+    const gone = idsOf(next, end).filter((id) => !exists(other, id));
+    if (gone.length > 0) next = without(next, end, new Set(gone));
   }
   return next;
 }
