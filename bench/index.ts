@@ -405,7 +405,7 @@ function script(file: string): () => Promise<void> {
 /** bench/streams.ts at its defaults, on the project's busy 2-core machine (2026-11-28). */
 const STREAMS_SECONDS = 180;
 /** bench/transfer.ts at its defaults, measured alone on the project's busy 2-core machine. */
-const TRANSFER_SECONDS = 300;
+const TRANSFER_SECONDS = 150;
 const sizes = SIZES.map((size) => size.toLocaleString('en-US')).join(', ');
 const STORE_KNOBS = ['BENCH_SIZES', 'BENCH_ROUNDS'];
 const devChatsMissing = () => skippedForData(undefined, devChats());

@@ -40,14 +40,15 @@ function usageError(fn: () => unknown): string {
 
 describe('parseCommandLine', () => {
   it.each([
-    [['m', '--port', '1', '--verbose'], { port: '1' }, ['verbose'], ['m']],
-    [['--port=2', 'm'], { port: '2' }, [], ['m']],
-    [['-p3', 'm'], { port: '3' }, [], ['m']],
-    [['m', '--port', '4', '--port', '5'], { port: '5' }, [], ['m']],
-    [['--port=-odd', '--', '-m'], { port: '-odd' }, [], ['-m']],
-  ])('reads %j', (args, strings, flags, positionals) => {
+    [['m', '--port', '1', '--verbose'], { port: '1' }, ['verbose'], ['m'], { port: ['1'] }],
+    [['--port=2', 'm'], { port: '2' }, [], ['m'], { port: ['2'] }],
+    [['-p3', 'm'], { port: '3' }, [], ['m'], { port: ['3'] }],
+    // The last value wins; every value is kept in order for a flag a command repeats.
+    [['m', '--port', '4', '--port', '5'], { port: '5' }, [], ['m'], { port: ['4', '5'] }],
+    [['--port=-odd', '--', '-m'], { port: '-odd' }, [], ['-m'], { port: ['-odd'] }],
+  ])('reads %j', (args, strings, flags, positionals, lists) => {
     const input = parseCommandLine(fake, args);
-    expect(input).toEqual({ strings, flags: new Set(flags), positionals });
+    expect(input).toEqual({ strings, lists, flags: new Set(flags), positionals });
   });
 
   it('answers help for --help or -h, whatever else the line holds', () => {
