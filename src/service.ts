@@ -56,8 +56,8 @@ import { createMemoryRepository } from './stores/memory.js';
 import type { IdentifierStream, WatchOptions } from './streams/identifier-stream.js';
 import type { StreamCollection } from './streams/identifiers.js';
 import { createWatcher } from './streams/watch.js';
-import { DEFAULT_PURGE_INTERVAL_MS, TrashPurger } from './trash-purger.js';
 import { type ExportOptions, exportConversations, type ImportOptions, type ImportReport, importConversations } from './transfer/index.js';
+import { DEFAULT_PURGE_INTERVAL_MS, TrashPurger } from './trash-purger.js';
 import type {
   Anchor,
   Annotation,

@@ -11,9 +11,9 @@ import { modelsStop } from './models/stop.js';
 import { search } from './search.js';
 import { serve } from './serve.js';
 import { store } from './store-copy.js';
-import { trash, trashRestore } from './trash.js';
 import { exportCommand } from './transfer/export.js';
 import { importCommand } from './transfer/import.js';
+import { trash, trashRestore } from './trash.js';
 
 /** `models`: the commands that talk to a running server, as Ollama's do. */
 export const models: Command = {
