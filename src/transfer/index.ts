@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
@@ -10,7 +9,7 @@ import type { ExportOptions, ImportOptions, ImportReport } from './format.js';
 import { importForeign } from './import-foreign.js';
 import { importJson } from './import-json.js';
 import { exportMarkdown } from './markdown.js';
-import { spool } from './spool.js';
+import { removeSpooled, spool } from './spool.js';
 
 export { markdownFileName } from './file-names.js';
 export type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './format.js';
@@ -86,6 +85,6 @@ export async function importConversations(
     }
     throw error;
   } finally {
-    if (file !== source) await rm(file, { force: true });
+    if (file !== source) await removeSpooled(file);
   }
 }

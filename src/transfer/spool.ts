@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,11 +18,19 @@ const STALE_MS = 24 * 60 * 60 * 1000;
  */
 export async function spool(source: Readable | AsyncIterable<Uint8Array>, folder: string, maxBytes: number): Promise<string> {
   const dir = path.join(folder, SPOOL_FOLDER);
-  await mkdir(dir, { recursive: true });
-  await removeStale(dir);
   const file = path.join(dir, `${randomUUID()}.json`);
+  let handle: FileHandle | undefined;
   let size = 0;
   try {
+    // The folder goes when its last import ends (removeSpooled): made again if one ends meanwhile.
+    for (let tries = 1; !handle; tries++) {
+      await mkdir(dir, { recursive: true });
+      await removeStale(dir);
+      handle = await open(file, 'wx').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' && tries < 3) return undefined;
+        throw error;
+      });
+    }
     await pipeline(
       source,
       async function* (chunks: AsyncIterable<Uint8Array>) {
@@ -37,11 +44,12 @@ export async function spool(source: Readable | AsyncIterable<Uint8Array>, folder
           yield chunk;
         }
       },
-      createWriteStream(file, { flags: 'wx' }),
+      handle.createWriteStream(),
     );
     return file;
   } catch (error) {
-    await rm(file, { force: true });
+    await handle?.close().catch(() => {});
+    await removeSpooled(file);
     if (isNoSpaceError(error)) {
       throw new ServiceError(
         'INSUFFICIENT_STORAGE',
@@ -61,4 +69,11 @@ async function removeStale(dir: string): Promise<void> {
     const stats = await stat(entry).catch(() => undefined);
     if (stats && now - stats.mtimeMs > STALE_MS) await rm(entry, { force: true, recursive: true });
   }
+}
+
+/** Removes a spooled file, and its folder once no other import's file is in it. */
+export async function removeSpooled(file: string): Promise<void> {
+  await rm(file, { force: true });
+  // Fails while another import's file is there (ENOTEMPTY), or once another removed it: both leave it as it should be.
+  await rmdir(path.dirname(file)).catch(() => {});
 }
