@@ -15,6 +15,7 @@ export const PROCESS_TESTS = [
   'test/cli/usage.test.ts', // the command, run with --help and wrong command lines
   'test/cli/models-commands.test.ts', // the command's serve, and its model commands against it
   'test/cli/search-command.test.ts', // the command's serve, and its search against it
+  'test/cli/backup-command.test.ts', // the command's serve, and its backup against it
   'test/cli/serve-command.test.ts', // the command's serve, from a folder of its own
   'test/start.test.ts', // npm start
   'test/entry-points.test.ts', // a node process per import traced
