@@ -41,7 +41,7 @@ export const backup: Command = {
   },
   details: `The backup is a data folder: every write acknowledged before it began is in it, none in part.
 To restore it, stop the server, move the data folder aside and put the backup in its place (or
-serve --data-dir <backup>). See docs/backup.md. On PostgreSQL, use pg_dump and pg_restore.
+serve --data-dir <backup>). See docs/backup-and-restore.md. On PostgreSQL, use pg_dump and pg_restore.
 Without --data-dir, or when a server holds it, the running server writes the backup into its data
 folder's backups/ and the command moves it to --out (the command must run on the server's machine).
 ${SERVER_ENVIRONMENT}
@@ -59,7 +59,9 @@ Examples:
     const dataDir = input.strings['data-dir'];
     if (dataDir !== undefined) {
       if (isDatabaseUrl(dataDir)) {
-        throw new CommandFailure('backup is for a data folder: back up a PostgreSQL database with pg_dump (see docs/backup.md).');
+        throw new CommandFailure(
+          'backup is for a data folder: back up a PostgreSQL database with pg_dump (see docs/backup-and-restore.md).',
+        );
       }
       const file = path.resolve(dataDir, 'db.json');
       if (!existsSync(dataDir)) throw new CommandFailure(`There is no data folder ${path.resolve(dataDir)}.`);
