@@ -13,6 +13,11 @@ export type ErrorCode =
   | 'FORBIDDEN'
   /** The record exists but has nothing the operation can work on (no text to name or summarize). */
   | 'UNPROCESSABLE'
+  /**
+   * The store cannot do this operation at all: a backup of a PostgreSQL store, which is backed up
+   * with the database's own tools (`pg_dump`). The message says what to use instead.
+   */
+  | 'NOT_SUPPORTED'
   /** The input is larger than the service accepts: a body, a list or a text over its limit. */
   | 'PAYLOAD_TOO_LARGE'
   /** The request lacks the token the service requires (HTTP only). */

@@ -31,6 +31,7 @@ export { isLlm, LLM_USAGES } from './operations/models.js';
 // createService loads the extractive one only when it is given no summarizer.
 export { DEFAULT_SEARCH_LIMIT } from './operations/search.js';
 export type {
+  BackupReport,
   ChangeBatch,
   ChangeFeed,
   ChatMessage,

@@ -190,6 +190,26 @@ export interface Repository {
    * far the check got and which files it found damaged. `service.health()` answers it.
    */
   health?(): StoreHealth;
+  /**
+   * Writes a consistent copy of the store into `folder` (which must not exist, or be empty) while
+   * the store goes on serving: every write acknowledged before the call is in it, none is in it
+   * in part, and writes made meanwhile may or may not be. The copy is a JSON-file store's data
+   * folder (`db.json` and the files beside it), which `createJsonFileRepository` opens as it is.
+   * It is written beside `folder` under a temporary name, flushed, and renamed into place: a
+   * failure (a full disk: ServiceError `INSUFFICIENT_STORAGE`) leaves nothing of it behind. A
+   * `folder` that holds anything is refused with `CONFLICT`. A store without it (PostgreSQL) is
+   * backed up with its own tools (`pg_dump`).
+   */
+  backup?(folder: string): Promise<BackupReport>;
+}
+
+/** What a backup wrote (see {@link Repository.backup}). */
+export interface BackupReport {
+  /** The backup's folder, as an absolute path. */
+  readonly folder: string;
+  /** How many files it holds, and their bytes. */
+  readonly files: number;
+  readonly bytes: number;
 }
 
 /** A store's check of what it holds (see {@link Repository.health}). */

@@ -31,6 +31,7 @@ import { type DownloadOptions, resolveDownloadOptions } from './models/download-
 import { createDownloads } from './models/downloads.js';
 import { createLocalModelRegistry } from './models/local-registry.js';
 import * as annotationOps from './operations/annotations.js';
+import { createBackups } from './operations/backup.js';
 import type { ListOptions, OperationContext, ReadOptions } from './operations/context.js';
 import type { JsonPage } from './operations/conversations.js';
 import * as conversations from './operations/conversations.js';
@@ -47,7 +48,7 @@ import * as search from './operations/search.js';
 import { renameConversation, summarizeConversation } from './operations/summaries.js';
 import * as trash from './operations/trash.js';
 import { trashKeepMs } from './operations/trash-record.js';
-import type { Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
+import type { BackupReport, Embedder, ModelRegistry, ModelRuntime, Repository, Summarizer } from './ports.js';
 import { ConversationJsonCache } from './render/json-cache.js';
 import { withSearch } from './search/indexed-repository.js';
 import { SEARCH_BUDGET, type SearchBudgetLimits } from './search/search-budget.js';
@@ -353,6 +354,16 @@ export interface Service extends LinkMethods {
   purgeTrashed(conversation: string): Promise<void>;
   /** Removes the conversations whose time in the trash is over, now: what the background purge runs. Answers how many. */
   purgeExpiredTrash(): Promise<TrashEmptied>;
+  /**
+   * Writes a consistent copy of the store into `folder` (which must not exist, or be empty) while
+   * the service goes on serving: every write acknowledged before the call is in it, none in part
+   * (see {@link Repository.backup}). Without `folder`, into a new folder the service names,
+   * `<dataDir>/backups/<time>` (what `POST /backup` does). The copy is a data folder: serve it, or
+   * put it in the place of the data folder, to restore it (docs/backup-and-restore.md). One at a time: another
+   * while one runs is `CONFLICT`; a full disk `INSUFFICIENT_STORAGE`, leaving nothing; a
+   * PostgreSQL store `NOT_SUPPORTED` (use `pg_dump`).
+   */
+  backup(folder?: string): Promise<BackupReport>;
   /** Stops the trash's purge and every `watch()` stream, finishes pending writes and releases the data folder. */
   close(): Promise<void>;
 }
@@ -447,6 +458,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 
   // Imports write through the service's repository, so the search index and caches follow them.
   const transfer = { repository, now: ctx.now, ...(options.dataDir ? { dataDir: options.dataDir } : {}) };
+  const backups = createBackups({ store, dataDir: options.dataDir, now: clock });
 
   const watcher = createWatcher({
     repository,
@@ -553,6 +565,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     purgeTrashed: (id) => trash.purgeTrashed(ctx, id),
     purgeExpiredTrash: () => trash.purgeExpiredTrash(ctx),
     watch: (options) => watcher.watch(options),
+    backup: (folder) => backups.backup(folder),
     close: async () => {
       // First: a purge under way finishes its transaction while the store is still open.
       await purger.close();

@@ -16,6 +16,7 @@ export const PROCESS_TESTS = [
   'test/cli/models-commands.test.ts', // the command's serve, and its model commands against it
   'test/cli/search-command.test.ts', // the command's serve, and its search against it
   'test/cli/transfer-command.test.ts', // the command's export and import
+  'test/cli/backup-command.test.ts', // the command's serve, and its backup against it
   'test/cli/serve-command.test.ts', // the command's serve, from a folder of its own
   'test/start.test.ts', // npm start
   'test/entry-points.test.ts', // a node process per import traced

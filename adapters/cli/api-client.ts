@@ -3,19 +3,22 @@ import { Readable } from 'node:stream';
 import { PROGRAM } from './command.js';
 import { CommandFailure } from './failures.js';
 
-/** How long one request may take: every route the commands call answers at once, a download included (it runs in the background). */
+/** How long one request may take: every route the commands call answers at once, a download included (it runs in the background), but a backup (which says its own). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The routes of a running server, as the model commands call them; every failure is a one-line {@link CommandFailure}. */
 export interface ApiClient {
   /** The server's base URL, as messages name it. */
   readonly url: string;
-  /** The answer's JSON; `undefined` for an empty answer (204). `body`, when given, is sent as JSON. */
-  call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
   /** A GET's body as it comes, once the answer has begun (an error answer is a CommandFailure); no time bound on the body. */
   stream(method: 'GET', route: string): Promise<AsyncIterable<Uint8Array>>;
   /** POSTs a file as the body (`application/json`), streamed from disk, and answers the JSON answer; no time bound. */
   upload<T>(route: string, file: string): Promise<T>;
+  /**
+   * The answer's JSON; `undefined` for an empty answer (204). `body`, when given, is sent as JSON.
+   * `timeoutMs`: how long the request may take, for a route that works before it answers (a backup).
+   */
+  call<T>(method: 'GET' | 'POST', route: string, body?: unknown, timeoutMs?: number): Promise<T>;
 }
 
 /** Why a request never got an answer, in a few words: fetch's own message is only "fetch failed". */
@@ -55,9 +58,9 @@ function messageOf(status: number, statusText: string, text: string): string {
  */
 export function createApiClient(url: string, token: string | undefined): ApiClient {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  const unreachable = (error: unknown, method: string, route: string) => {
+  const unreachable = (error: unknown, method: string, route: string, timeoutMs = REQUEST_TIMEOUT_MS) => {
     if ((error as Error).name === 'TimeoutError')
-      return new CommandFailure(`${url} did not answer ${method} ${route} within ${REQUEST_TIMEOUT_MS / 1000} s.`);
+      return new CommandFailure(`${url} did not answer ${method} ${route} within ${timeoutMs / 1000} s.`);
     return new CommandFailure(
       `Cannot reach ${url} (${whyUnreachable(error)}). Is the server running (${PROGRAM} serve)? ` +
         'Give its address with --url or --host and --port, or HOST and PORT.',
@@ -94,21 +97,15 @@ export function createApiClient(url: string, token: string | undefined): ApiClie
       if (!response.ok) throw new CommandFailure(messageOf(response.status, response.statusText, text));
       return JSON.parse(text) as T;
     },
-    async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+    async call<T>(method: 'GET' | 'POST', route: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
       const json = body === undefined ? {} : { headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
       let response: Response;
       let text: string;
       try {
-        response = await fetch(`${url}${route}`, { method, headers, ...json, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        response = await fetch(`${url}${route}`, { method, headers, ...json, signal: AbortSignal.timeout(timeoutMs) });
         text = await response.text();
       } catch (error) {
-        if ((error as Error).name === 'TimeoutError') {
-          throw new CommandFailure(`${url} did not answer ${method} ${route} within ${REQUEST_TIMEOUT_MS / 1000} s.`);
-        }
-        throw new CommandFailure(
-          `Cannot reach ${url} (${whyUnreachable(error)}). Is the server running (${PROGRAM} serve)? ` +
-            'Give its address with --url or --host and --port, or HOST and PORT.',
-        );
+        throw unreachable(error, method, route, timeoutMs);
       }
       if (!response.ok) throw new CommandFailure(messageOf(response.status, response.statusText, text));
       if (!text) return undefined as T;

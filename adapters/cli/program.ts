@@ -1,4 +1,5 @@
 import { SERVICE_VERSION } from '../../src/version.js';
+import { backup } from './backup.js';
 import { type Command, fullName, PROGRAM } from './command.js';
 import { UsageError } from './failures.js';
 import { helpText } from './help.js';
@@ -40,7 +41,7 @@ export const program: Command = {
   path: [],
   summary: `${PROGRAM} ${SERVICE_VERSION}: keeps AI-assistant conversations and the models that serve them.`,
   flags: { version: { type: 'boolean', short: 'v', description: 'prints the version' } },
-  commands: [serve, models, search, trash, exportCommand, importCommand, store, version],
+  commands: [serve, models, search, trash, exportCommand, importCommand, backup, store, version],
   details: `Examples:
   ${fullName(serve)} --port 39300 --host 127.0.0.1 --data-dir ./data
   ${fullName(modelsList)}
@@ -49,6 +50,7 @@ export const program: Command = {
   ${fullName(trashRestore)} <conversation>
   ${fullName(exportCommand)} --format json --out conversations.json
   ${fullName(importCommand)} conversations.json
+  ${fullName(backup)} --out ~/backups/conversations
   ${fullName(store)} copy --from ./data --to postgres://me@127.0.0.1:5432/app
   PORT=8080 ${fullName(modelsPs)}`,
   async run({ flags }) {

@@ -15,6 +15,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
   INSUFFICIENT_STORAGE: 507,
+  // The service does not do this with its store (a backup of PostgreSQL): neither the request's
+  // fault nor a bug; the message says what to use instead.
+  NOT_SUPPORTED: 501,
   // Stored data is damaged: neither the client's fault (4xx) nor a bug of the service (500, which
   // this service keeps for bugs). 503 says the service cannot answer this now, on its side, and
   // that the same request can succeed later (once the data is repaired or restored); the body's

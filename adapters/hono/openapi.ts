@@ -27,12 +27,13 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   401: 'No or wrong `Authorization: Bearer <token>` (only when the service has a token).',
   403: 'A host or web origin the service does not answer, or a record that may not be changed.',
   404: 'No such record.',
-  409: 'A record like this already exists.',
+  409: 'A record like this already exists, or (a backup) one is being written.',
   410: 'No such conversation (this route alone answers 410 rather than 404).',
   413: 'The request body is larger than the service accepts.',
   415: 'The request body is not `application/json`.',
   422: 'The request is understood but cannot be done now (e.g. no model can run, nothing to summarize, a full conversation).',
   503: 'Stored data this request needs is damaged on disk (DATA_DAMAGED; the body names the file, offset and record): restore or repair it, see the README on recovery.',
+  501: 'The store cannot do this (a backup of PostgreSQL): the message says what to use instead (`pg_dump`).',
   507: 'The disk is full: nothing of the write was kept; reads go on, and writing works again once space is freed.',
 };
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { SERVICE_VERSION } from '../../src/index.js';
 import { healthText } from './health-text.js';
 import { LINK_ROUTES, linkRoutes } from './link-routes.js';
@@ -391,4 +392,21 @@ export const ROUTES: readonly Route[] = [
 
   // The trash: this service's own routes.
   ...trashRoutes(),
+
+  // Backups: an addition of this service. The server names the folder (in its data folder's
+  // backups/); no request ever names a path, so no page can have the server write elsewhere.
+  route({
+    method: 'post',
+    path: '/backup',
+    operationId: 'backup',
+    tag: 'Backups',
+    summary:
+      "Write a consistent copy of the store into a new folder of the data folder's `backups/` while the service goes on serving (docs/backup-and-restore.md); answers its name. One at a time (409 while one runs); 501 on PostgreSQL (use `pg_dump`).",
+    answer: 'Backup',
+    errors: ['CONFLICT', 'INSUFFICIENT_STORAGE', 'NOT_SUPPORTED'],
+    call: async (service) => {
+      const report = await service.backup();
+      return { name: path.basename(report.folder), ...report };
+    },
+  }),
 ];

@@ -366,6 +366,18 @@ export const trashedConversationsSchema = z
 
 export const trashEmptiedSchema = z.object({ removed: z.number().int().describe('How many conversations went for good.') });
 
+/** What `POST /backup` wrote: an addition of this service (the official client has no backup). */
+export const backupAnswerSchema = z
+  .object({
+    /** The backup folder's name, in the data folder's `backups/`. */
+    name: z.string(),
+    /** The backup folder, as an absolute path on the server's machine (what `backup --out` moves). */
+    folder: z.string(),
+    files: z.number(),
+    bytes: z.number(),
+  })
+  .describe("A backup of the store, in the data folder's backups/ (docs/backup-and-restore.md).");
+
 export const modelDownloadProgressSchema = z.object({
   status: z.enum(['UNKNOWN', 'INITIALIZED', 'IN-PROGRESS', 'COMPLETED', 'FAILED', 'CANCELED']),
   percentage: z.number().nullable(),
@@ -401,6 +413,7 @@ export const errorAnswerSchema = z.strictObject({
       'STORE_TOO_NEW',
       'STORE_UNAVAILABLE',
       'TOO_SLOW',
+      'NOT_SUPPORTED',
       'INTERNAL',
     ]),
     message: z.string(),
@@ -462,6 +475,7 @@ export const answerSchemas = {
   TrashedConversation: trashedConversationSchema,
   TrashedConversations: trashedConversationsSchema,
   TrashEmptied: trashEmptiedSchema,
+  Backup: backupAnswerSchema,
   SearchedConversationMessage: searchedConversationMessageSchema,
   SearchedConversationMessages: searchedConversationMessagesSchema,
   SearchedAnnotation: searchedAnnotationSchema,

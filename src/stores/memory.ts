@@ -32,6 +32,14 @@ export function createMemoryRepository(): Repository {
         return result;
       });
     },
+    async backup(folder) {
+      // The records as they are between two transactions: records are immutable, so copying the
+      // tables' rows (references, not records) is a consistent view that later writes do not change.
+      const frozen = await queue.run(async () => tables.copy());
+      // Loaded only when asked: the memory store does not carry the JSON-file store's code otherwise.
+      const { backupRecords } = await import('./json-file/backup-from-records.js');
+      return backupRecords(frozen.view(), folder);
+    },
     async close() {},
   };
 }

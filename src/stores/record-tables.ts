@@ -43,6 +43,14 @@ export class RecordTables {
     return row && sealed(row.record);
   }
 
+  /** Tables holding the same rows, which writes to these do not change (records are immutable: they are shared). */
+  copy(): RecordTables {
+    const copy = new RecordTables();
+    for (const [name, rows] of this.#maps) copy.#maps.set(name, new Map(rows));
+    copy.#clock = this.#clock;
+    return copy;
+  }
+
   /** An async view of these tables. */
   view(): ReadView {
     return {

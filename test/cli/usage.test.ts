@@ -27,6 +27,7 @@ describe('--help', () => {
     [['models', 'stop', '--help'], 'models stop'],
     [['models', 'rm', '--help'], 'models rm'],
     [['search', '--help'], 'search'],
+    [['backup', '--help'], 'backup'],
     [['version', '--help'], 'version'],
     // Help wins over what else is wrong: a missing model, an unknown flag.
     [['models', 'pull', '--bogus', '--help'], 'models pull'],
@@ -67,6 +68,7 @@ describe('a wrong command line', () => {
     [['models', 'stop'], {}, 'models stop needs a model id or name', 'models stop'],
     [['models', 'rm'], {}, 'models rm needs a model id or name', 'models rm'],
     [['search'], {}, 'search needs a query', 'search'],
+    [['backup'], {}, 'backup needs --out', 'backup'],
     [['search', 'a', '--bogus'], {}, 'unknown flag --bogus', 'search'],
     [['trash'], {}, 'trash needs a command: list, restore or empty', 'trash'],
     [

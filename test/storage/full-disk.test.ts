@@ -156,4 +156,28 @@ describe('on a real full disk (a 768 KiB tmpfs)', needs(cannotMount), () => {
     await third.close();
     await rm(path.dirname(file), { recursive: true });
   });
+
+  it('a backup the disk cannot hold fails with INSUFFICIENT_STORAGE, leaves no half folder, and the store serves on', async () => {
+    // The store on the ordinary disk, its backup aimed at the small one: about 1.2 MB into 768 KiB.
+    const file = path.join(await tempDir('cms-full-disk-backup-'), 'db.json');
+    const store = await createJsonFileRepository({ file, logger: { warn: () => undefined } });
+    try {
+      await store.transact((tx) => {
+        for (let i = 0; i < 150; i++)
+          tx.put('conversations', { ...conversationRecord(`c${i}`), application: { notes: 'x'.repeat(8_000) } });
+      });
+      const before = (await readdir(mountPoint)).sort();
+      const error = await store.backup!(path.join(mountPoint, 'backup')).catch((e: unknown) => e);
+      expect(isServiceError(error) && error.code).toBe('INSUFFICIENT_STORAGE');
+      expect((error as Error).message).toMatch(/^The disk is full: the backup into .* was not written, and nothing of it was left/);
+      // No half folder, nor its temporary one.
+      expect((await readdir(mountPoint)).sort()).toEqual(before);
+      // The store serves on, and a backup where there is room works.
+      await store.transact((tx) => tx.put('conversations', conversationRecord('after')));
+      const report = await store.backup!(path.join(path.dirname(file), 'backup'));
+      expect(report.files).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -3,13 +3,14 @@
  * strings stored exactly, an append that writes one row, migrations that many instances start
  * together, a schema from a newer release refused, and two instances (two stores, each with its
  * own pool and record cache, as two processes would have) on one database keeping every guarantee
- * one process gives.
+ * one process gives; no backup of its own (pg_dump is said instead).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { createHonoRouter } from '../../adapters/hono/index.js';
-import { createService, type Repository, type Service } from '../../src/index.js';
+import { createService, isServiceError, type Repository, type Service } from '../../src/index.js';
 import type { ConversationRecord, MessageRecord } from '../../src/records.js';
 import { createPostgresRepository, SCHEMA_VERSION } from '../../src/stores/postgres/index.js';
 import { createFakeSummarizer } from '../../src/summarizers/index.js';
@@ -49,6 +50,16 @@ describeWithPostgres('PostgreSQL store', (server) => {
     const b = await createPostgresRepository({ connectionString: server().url }, { schema });
     return { schema, a: await serviceOn(a), b: await serviceOn(b), repositories: [a, b] as const };
   };
+
+  it('has no backup of its own: service.backup says to use pg_dump (or the JSON export), and writes nothing', async () => {
+    const service = await serviceOn(await open());
+    await service.createConversation({ type: 'COPILOT', name: 'kept in the database' });
+    const folder = path.join(await tempDir('cms-pg-backup-'), 'backup');
+    const error = await service.backup(folder).catch((e: unknown) => e);
+    expect(isServiceError(error) && error.code).toBe('NOT_SUPPORTED');
+    expect((error as Error).message).toMatch(/pg_dump.*export --format json/);
+    expect(existsSync(folder)).toBe(false);
+  });
 
   it('stores every string exactly: U+0000, lone surrogates, the escape character, in ids, lists and fields', async () => {
     const schema = freshSchema();

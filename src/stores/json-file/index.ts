@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
@@ -11,12 +11,14 @@ import { ChangeEmitter } from '../change-emitter.js';
 import { recordProblem } from '../record-checks.js';
 import { pageOfRows, RecordTables } from '../record-tables.js';
 import { Backoff } from './backoff.js';
+import { backupStoreFiles } from './backup.js';
 import { writeMessageFiles } from './compaction.js';
+import { CompactionGate } from './compaction-gate.js';
 import { checkFolderEntries } from './folder-entries.js';
 import { acquireFolderLock } from './folder-lock.js';
 import { loadHint } from './hint-load.js';
 import { encodeEntryInSlices, type JournalChange, JournalWriter, type RecordSpan, readJournal } from './journal.js';
-import { hintPath, journalPath, messageFilePath } from './message-files.js';
+import { hintPath, journalPath, listNumbered, messageFilePath } from './message-files.js';
 import { MessageStore } from './message-store.js';
 import { JSON_FILE_FORMAT_VERSION, migrate, migrateRecord } from './migrations.js';
 import { applyPatch, diffRecord, type RecordPatch } from './record-patch.js';
@@ -192,6 +194,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   }
 
   let compaction: Promise<void> | undefined;
+  // Holds compactions off while a backup copies the files they would rewrite or remove.
+  const gate = new CompactionGate();
   // Compactions that succeeded: a migration is done once one has.
   let compactions = 0;
   let closed = false;
@@ -228,7 +232,9 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
 
   /** Writes a snapshot of everything committed so far and drops the files it makes redundant. */
   function compact(): Promise<void> {
-    compaction ??= foldJournal();
+    compaction ??= gate.run(foldJournal).finally(() => {
+      compaction = undefined;
+    });
     return compaction;
   }
 
@@ -296,7 +302,6 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     } finally {
       // Let go of the captured records, written or not.
       snapshot.data = emptySnapshot();
-      compaction = undefined;
     }
   }
 
@@ -351,6 +356,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    // A backup under way copies the files to the end before they close (and before a compaction).
+    await gate.idle();
     await compaction;
     // After the writer stopped for good, what is on disk stays as it is.
     if (!writer.failed && seq > snapshotSeq) await compact();
@@ -427,6 +434,18 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       if (messageIds.length > 0) await messages.settle(entrySeq, messageIds, at, spans);
       if (writer.bytes > Math.max(compactAfterBytes, snapshotBytes) && retry.due()) void compact();
       return applied.result;
+    },
+    async backup(folder) {
+      usable();
+      return backupStoreFiles(
+        {
+          file,
+          hold: () => gate.hold(),
+          journal: () => ({ index: writer.index, bytes: writer.bytes }),
+          searchIndexCurrent: () => searchFile?.fileIsCurrent ?? false,
+        },
+        folder,
+      );
     },
     close,
   };
@@ -564,16 +583,6 @@ function captureSnapshot(tables: RecordTables, journalSeq: number): SnapshotData
 
 async function listJournals(file: string): Promise<{ path: string; index: number }[]> {
   return listNumbered(file, 'journal');
-}
-
-/** The files `<file>.<kind>-<n>` beside `file`, by number. */
-async function listNumbered(file: string, kind: string): Promise<{ path: string; index: number }[]> {
-  const prefix = `${path.basename(file)}.${kind}-`;
-  const names = await readdir(path.dirname(file));
-  return names
-    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
-    .map((name) => ({ path: path.join(path.dirname(file), name), index: Number(name.slice(prefix.length)) }))
-    .sort((a, b) => a.index - b.index);
 }
 
 /** Deletes the journals before `journalsBefore`, and the message and hint files neither snapshot needs. */

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { syncFolder, writeNewFile } from '../../files/durable-fs.js';
 import { readOwnFile, type Warn } from '../../files/own-files.js';
@@ -10,6 +11,16 @@ import type { Location } from './message-index.js';
 export const journalPath = (file: string, index: number) => `${file}.journal-${String(index).padStart(6, '0')}`;
 export const messageFilePath = (file: string, index: number) => `${file}.messages-${String(index).padStart(6, '0')}`;
 export const hintPath = (file: string, index: number) => `${file}.hint-${String(index).padStart(6, '0')}`;
+
+/** The files `<file>.<kind>-<n>` beside `file` (`kind`: `journal`, `messages` or `hint`), by number. */
+export async function listNumbered(file: string, kind: string): Promise<{ path: string; index: number }[]> {
+  const prefix = `${path.basename(file)}.${kind}-`;
+  const names = await readdir(path.dirname(file));
+  return names
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => ({ path: path.join(path.dirname(file), name), index: Number(name.slice(prefix.length)) }))
+    .sort((a, b) => a.index - b.index);
+}
 
 /**
  * Writes a message file, a new one (see src/files/own-files.ts): one record per line, as the journal wrote

@@ -50,6 +50,8 @@ export class SearchFile {
   #unindexed = 0;
   /** Set once a compaction saved the index: a build finishing later must not save an older one. */
   #saved = false;
+  /** Set once the file read at open was found to match the store (so no build replaces it). */
+  #trusted = false;
   #broken = false;
   #index: DeferredSearchIndex | undefined;
 
@@ -118,6 +120,7 @@ export class SearchFile {
             lacking <= stored.unindexed
           ) {
             this.#unindexed = stored.unindexed;
+            this.#trusted = true;
             return index;
           }
           this.#problem =
@@ -190,6 +193,17 @@ export class SearchFile {
     } catch (error) {
       logger.warn(`Could not write the search index ${this.path}: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Whether the file on disk holds no write that is not on disk in the journal, and will not be
+   * replaced until the next compaction: a compaction of this process saved it (every write it
+   * holds had been flushed before it was applied), or it was read at open and found to match the
+   * store. What a backup asks before it copies the file. A file a build wrote is not: a build
+   * reads what memory holds, where a write may be before its journal line is flushed.
+   */
+  get fileIsCurrent(): boolean {
+    return this.#saved || this.#trusted;
   }
 
   #fileFields(covers: number) {
