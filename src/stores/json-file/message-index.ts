@@ -127,6 +127,11 @@ export class MessageIndex {
     return ++this.#orderClock;
   }
 
+  /** The last place given out (0 before the first): a place after it is a message added since. */
+  get lastOrder(): number {
+    return this.#orderClock;
+  }
+
   /** Every message id, in no particular order. */
   *ids(): IterableIterator<string> {
     for (const id of this.#ids) if (id !== undefined) yield id;

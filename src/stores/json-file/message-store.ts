@@ -233,26 +233,79 @@ export class MessageStore {
   list(page: PageRequest = {}): Page<MessageRecord> {
     const after = page.after === undefined ? -Infinity : Number(page.after);
     if (Number.isNaN(after)) throw new TypeError(`"${page.after}" is not a cursor this store gave out.`);
+    const { ids, orders } = this.#inOrder();
+    // The first entry past the cursor, by binary search: orders are ascending.
+    let low = 0;
+    let high = orders.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (orders[middle]! > after) high = middle;
+      else low = middle + 1;
+    }
+    let skip = page.offset ?? 0;
+    const limit = page.limit ?? Infinity;
+    const chosen: string[] = [];
+    let last = 0;
+    let index = low;
+    for (; index < ids.length && chosen.length < limit; index++) {
+      const id = ids[index]!;
+      // Deleted since, or placed anew (deleted and written again): not, or not here, a message now.
+      if (this.#orderOf(id) !== orders[index]) continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      chosen.push(id);
+      last = orders[index]!;
+    }
+    const records = this.getMany(chosen) as MessageRecord[];
+    let more = false;
+    for (; index < ids.length && !more; index++) more = this.#orderOf(ids[index]!) === orders[index];
+    return more && chosen.length > 0 ? { records, next: String(last) } : { records };
+  }
+
+  /**
+   * Every message id with its place, by place, as of the last list; a new message takes the place
+   * after every other (see hold), so it is appended, and one deleted is left in and skipped when
+   * read: a scan of the whole collection a page at a time sorts once, not once a page. Made again
+   * when places were given out some other way (messages found lost at open).
+   */
+  #listing: { ids: string[]; orders: number[]; last: number } | undefined;
+
+  #inOrder(): { ids: string[]; orders: number[] } {
+    if (this.#listing?.last === this.index.lastOrder) return this.#listing;
     const entries: [string, number][] = [];
     for (const id of this.index.ids()) {
-      const unsaved = this.#unsaved.get(id);
-      if (unsaved?.record === null) continue;
-      entries.push([id, this.index.order(id)!]);
+      const order = this.#orderOf(id);
+      if (order !== undefined) entries.push([id, order]);
     }
     for (const [id, unsaved] of this.#unsaved) if (unsaved.record && !this.index.has(id)) entries.push([id, unsaved.order]);
     entries.sort((a, b) => a[1] - b[1]);
-    const start = entries.findIndex(([, order]) => order > after);
-    const from = (start === -1 ? entries.length : start) + (page.offset ?? 0);
-    const to = Math.min(entries.length, from + (page.limit ?? Infinity));
-    const chosen = entries.slice(from, to);
-    const records = this.getMany(chosen.map(([id]) => id)) as MessageRecord[];
-    return to < entries.length && chosen.length > 0 ? { records, next: String(chosen.at(-1)![1]) } : { records };
+    this.#listing = { ids: entries.map(([id]) => id), orders: entries.map(([, order]) => order), last: this.index.lastOrder };
+    return this.#listing;
+  }
+
+  /** The place of message `id` now, or undefined when there is none (deleted, or a deletion held). */
+  #orderOf(id: string): number | undefined {
+    const unsaved = this.#unsaved.get(id);
+    if (unsaved) return unsaved.record === null ? undefined : unsaved.order;
+    return this.index.order(id);
   }
 
   /** A committed write of journal entry `seq`, held until {@link settle} (or a compaction) addresses it on disk. */
   hold(id: string, record: MessageRecord | null, seq: number): void {
     const below = this.#unsaved.get(id);
-    const order = below?.order ?? this.index.order(id) ?? this.index.nextOrder();
+    let order = below?.order ?? this.index.order(id);
+    if (order === undefined) {
+      const listed = this.#listing?.last === this.index.lastOrder;
+      order = this.index.nextOrder();
+      // After every place listed: the listing grows by it, and stays whole.
+      if (listed) {
+        this.#listing!.ids.push(id);
+        this.#listing!.orders.push(order);
+        this.#listing!.last = order;
+      }
+    }
     this.#unsaved.set(id, { record, version: this.index.nextVersion(), order, seq, below });
     this.#cache.delete(id);
     // Written again or deleted: what was damaged is no longer what the store holds.
