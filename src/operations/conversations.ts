@@ -207,7 +207,8 @@ export async function listConversationMessagesJsonPieces(
   }
 }
 
-const cachedPage = (cached: CachedJson): JsonPage => (cached.next === undefined ? { text: cached.bytes } : { text: cached.bytes, next: cached.next });
+const cachedPage = (cached: CachedJson): JsonPage =>
+  cached.next === undefined ? { text: cached.bytes } : { text: cached.bytes, next: cached.next };
 
 /** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */
 const SLICED_RENDER_MESSAGES = 2_000;

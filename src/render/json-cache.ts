@@ -55,7 +55,11 @@ export interface CachedJson {
 interface Check {
   readonly messageIds: readonly string[];
   readonly annotationIds: readonly string[];
-  readonly stamps?: { readonly version: number; readonly messages: readonly (number | undefined)[]; readonly annotations: readonly (number | undefined)[] };
+  readonly stamps?: {
+    readonly version: number;
+    readonly messages: readonly (number | undefined)[];
+    readonly annotations: readonly (number | undefined)[];
+  };
 }
 
 interface Entry {

@@ -1,5 +1,5 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
 import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createJsonFileRepository, createMemoryRepository, isServiceError, type Repository } from '../../src/index.js';
 import { conversationWith, said, serviceForTest } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -75,6 +75,25 @@ describe('conversations', () => {
     expect((await failure(() => service.getConversation(''))).code).toBe('INVALID_INPUT');
     const { id } = await conversationWith(service);
     expect((await failure(() => service.getConversation(id, { transferables: 'yes' as never }))).code).toBe('INVALID_INPUT');
+    // The cached reads check ids and options as every read does.
+    for (const [bad, code] of [
+      ['', 'INVALID_INPUT'],
+      ['a\u0001b', 'INVALID_INPUT'],
+      [42 as never, 'INVALID_INPUT'],
+      ['x'.repeat(513), 'PAYLOAD_TOO_LARGE'],
+    ] as const) {
+      expect((await failure(() => service.getConversationJson(bad))).code).toBe(code);
+      expect((await failure(() => service.listConversationMessagesJsonPieces(bad))).code).toBe(code);
+    }
+    expect((await failure(() => service.getConversationJson('x'.repeat(512)))).code).toBe('NOT_FOUND');
+    for (const options of [{ transferables: 'yes' }, [], null, { limit: 0 }, { limit: 1.5 }, { offset: -1 }, { offset: '1' }] as never[]) {
+      expect((await failure(() => service.listConversationMessagesJsonPieces(id, options))).code, JSON.stringify(options)).toBe(
+        'INVALID_INPUT',
+      );
+    }
+    for (const options of [{ transferables: 'yes' }, [], null] as never[]) {
+      expect((await failure(() => service.getConversationJson(id, options))).code, JSON.stringify(options)).toBe('INVALID_INPUT');
+    }
   });
 
   it('lists messages in order with their positions', async () => {

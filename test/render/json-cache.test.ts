@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryRepository, type ReadView, type Transaction } from '../../src/index.js';
-import { ChangeEmitter } from '../../src/stores/change-emitter.js';
 import { type CachedJson, ConversationJsonCache, readStamps } from '../../src/render/json-cache.js';
+import { ChangeEmitter } from '../../src/stores/change-emitter.js';
 import { conversationRecord, messageRecord, sampleRecord } from '../helpers/records.js';
 
 const annotationRecord = (id: string) => sampleRecord('annotations', id);
@@ -193,7 +193,9 @@ describe('ConversationJsonCache following a local change feed', () => {
     const view = await repository.read((v) => v);
     const render = cache.begin('c-0');
     const stamps = (await readStamps(view, 'c-0'))!;
-    await repository.transact((tx) => tx.put('messages', { ...messageRecord('m-0', 'c-0'), updated: { value: '2026-02-01T00:00:00.000Z' } }));
+    await repository.transact((tx) =>
+      tx.put('messages', { ...messageRecord('m-0', 'c-0'), updated: { value: '2026-02-01T00:00:00.000Z' } }),
+    );
     cache.set(stamps, 'f', { json: '{"stale":true}' }, render);
     cache.end(render);
     expect(cached('c-0')).toBe(false);
