@@ -240,6 +240,29 @@ describe('conversations', () => {
     await expect(service.listConversationMessagesJsonPieces(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('answers a conversation restored from the trash as restored, and a trashed one as gone, never from the cache', async () => {
+    const { service } = await serviceForTest();
+    const { id } = await conversationWith(service, said('USER', 'first'));
+    const cached = async () => {
+      for (let i = 0; i < 2; i++) await service.getConversationJson(id);
+      await service.listConversationMessagesJsonPieces(id);
+    };
+    await cached();
+    await service.deleteConversation(id);
+    await expect(service.getConversationJson(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.listConversationMessagesJsonPieces(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const restored = await service.restoreConversation(id);
+    for (let i = 0; i < 2; i++) {
+      expect(JSON.parse(await service.getConversationJson(id))).toEqual(await service.getConversation(id));
+      expect(JSON.parse(await service.getConversationJson(id)).messages).toEqual(JSON.parse(JSON.stringify(restored.messages)));
+    }
+    await service.updateConversation({ id, name: 'After the restore' });
+    await cached();
+    expect(JSON.parse(await service.getConversationJson(id)).name).toBe('After the restore');
+    await service.deleteConversation(id);
+    await expect(service.getConversationJson(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('answers a conversation put back whole (a restore) as restored, never as cached before its delete', async () => {
     const repository = await storeForTest();
     const { service } = await serviceForTest({ repository });
