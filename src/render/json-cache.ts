@@ -81,6 +81,8 @@ export interface Render {
   stale: boolean;
 }
 
+const ENCODER = new TextEncoder();
+
 /** An answer's size before any is cached, to turn the byte budget into a count of conversations. */
 const FIRST_GUESS_ENTRY_BYTES = 4096;
 
@@ -235,7 +237,8 @@ export class ConversationJsonCache {
       annotationIds: stamps.conversation.annotations,
       ...(this.#local ? {} : { stamps: { version: stamps.version, messages: stamps.messages, annotations: stamps.annotations } }),
     };
-    const kept: CachedJson = { bytes: Buffer.from(answer.json), ...(answer.next === undefined ? {} : { next: answer.next }) };
+    // Encoded into a buffer of its own: a small Buffer.from would share (and keep alive) a pooled 8 KiB slab.
+    const kept: CachedJson = { bytes: ENCODER.encode(answer.json), ...(answer.next === undefined ? {} : { next: answer.next }) };
     const bytes = costOf(check, kept);
     if (bytes > this.maxBytes) return;
     const id = stamps.conversation.id;
