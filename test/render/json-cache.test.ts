@@ -167,7 +167,10 @@ describe('ConversationJsonCache following a local change feed', () => {
     for (const write of writes) {
       await keep('c-0');
       await keep('c-1');
-      expect(Buffer.from(cache.peek('c-0', 'f')!.bytes).toString()).toBe('{"id":"c-0"}');
+      const { bytes } = cache.peek('c-0', 'f')!;
+      expect(Buffer.from(bytes).toString()).toBe('{"id":"c-0"}');
+      // Its own memory: a small answer keeps no larger shared buffer alive.
+      expect(bytes.buffer.byteLength).toBe(bytes.byteLength);
       await repository.transact(write);
       expect(cached('c-0')).toBe(false);
       expect(cached('c-1')).toBe(true); // another conversation's entry stays
