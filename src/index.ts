@@ -41,6 +41,7 @@ export type {
   Embedder,
   Field,
   IndexedDocRef,
+  LocalFeed,
   ModelLoadFailure,
   ModelRegistry,
   ModelRuntime,

@@ -134,6 +134,26 @@ export interface ChangeFeed {
    * rather than answering from an index that may be stale.
    */
   caughtUp(): Promise<number>;
+  /**
+   * Present on a feed that tells a listener in this process of every write as it happens, so that
+   * a cache may follow the feed instead of reading version stamps at each use: every write to the
+   * store is made through this process, and each transaction's batch is delivered before its
+   * `transact` resolves (the memory and JSON-file stores). Absent on a store shared by processes
+   * (PostgreSQL): another process's write reaches the feed only once this process learns of it.
+   */
+  readonly local?: LocalFeed;
+}
+
+/** What a {@link ChangeFeed.local} feed adds: the writes it undid after reads could see them. */
+export interface LocalFeed {
+  /**
+   * Calls `listener`, synchronously, whenever the store undoes writes that reads could already
+   * see and that no batch will deliver: a store that shows a transaction's writes to reads before
+   * they are committed (the JSON-file store, while its journal line is written) undoes them when
+   * the commit fails (a full disk). What was read since may have been undone: a listener that
+   * keeps what it read drops it. Answers a function that stops the calls.
+   */
+  onUndone(listener: () => void): () => void;
 }
 
 /**

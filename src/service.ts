@@ -183,11 +183,11 @@ export interface Service extends LinkMethods {
   /** The same answer as `getConversation`, serialized as JSON: what transports send. Cached while unchanged. */
   getConversationJson(conversation: string, options?: ReadOptions): Promise<string>;
   /**
-   * The text of `getConversationJson`, or for a long conversation the pieces that joined are that
-   * text, serialized as they are taken: a transport sends them one by one, without building a
-   * string of megabytes.
+   * The text of `getConversationJson`: as UTF-8 bytes when cached (sent as they are), or for a long
+   * conversation the pieces that joined are that text, serialized as they are taken: a transport
+   * sends them one by one, without building a string of megabytes.
    */
-  getConversationJsonPieces(conversation: string, options?: ReadOptions): Promise<string | Iterable<string>>;
+  getConversationJsonPieces(conversation: string, options?: ReadOptions): Promise<string | Uint8Array | Iterable<string>>;
   listConversationMessages(conversation: string, options?: ListOptions): Promise<ConversationMessages>;
   /**
    * The answer of `listConversationMessages`, serialized as `getConversationJsonPieces` serializes
@@ -413,7 +413,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       }),
     now: () => ({ value: clock().toISOString() }),
     newId: options.generateId ?? randomUUID,
-    conversationJson: new ConversationJsonCache(options.conversationJsonCacheBytes ?? 16 * 1024 * 1024),
+    conversationJson: new ConversationJsonCache(options.conversationJsonCacheBytes ?? 16 * 1024 * 1024, repository.changes),
     runtimes: options.runtimes ?? [],
     defaultModel: options.defaultModel,
     generationTimeoutMs: options.generationTimeoutMs ?? 60_000,
@@ -570,6 +570,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       // First: a purge under way finishes its transaction while the store is still open.
       await purger.close();
       watcher.close();
+      ctx.conversationJson.close();
       await vectors?.close();
       await ctx.downloads?.close();
       await repository.close();

@@ -13,14 +13,14 @@ export function jsonAnswer(c: Context, value: unknown, status: 200 = 200): Respo
 }
 
 /**
- * Answers JSON text: a string as it is, or pieces that joined are the text, streamed as the socket
+ * Answers JSON text: a string or its UTF-8 bytes (a cached answer) as they are, or pieces that joined are the text, streamed as the socket
  * takes them, a slice at a time, so that other clients are served in between. The socket takes
  * a loopback client's megabytes as fast as they come, so without slices the whole answer would
  * be serialized and written in one go.
  */
-export function jsonTextAnswer(c: Context, text: string | Iterable<string>, status: 200 = 200): Response {
+export function jsonTextAnswer(c: Context, text: string | Uint8Array | Iterable<string>, status: 200 = 200): Response {
   const headers = { 'Content-Type': 'application/json' };
-  if (typeof text === 'string') return c.body(text, status, headers);
+  if (typeof text === 'string' || text instanceof Uint8Array) return c.body(text as Uint8Array<ArrayBuffer>, status, headers);
   const pieces = text[Symbol.iterator]();
   const encoder = new TextEncoder();
   const slices = new Slices();

@@ -60,6 +60,12 @@ const listOptionsSchema = z
   .optional();
 
 export function renderOptions(options: ReadOptions | undefined): RenderOptions {
+  // What transports pass on every read, answered without the schema (a cached read is a few
+  // microseconds; the schema's parse was a tenth of them); anything else is checked by it.
+  if (options === undefined) return DEFAULT_RENDER;
+  if (isPlainObject(options) && (options.transferables === undefined || typeof options.transferables === 'boolean')) {
+    return options.transferables === false ? WITHOUT_TRANSFERABLES : DEFAULT_RENDER;
+  }
   const parsed = parseInput(readOptionsSchema, options, 'read options');
   return { transferables: parsed?.transferables ?? true };
 }
@@ -69,7 +75,7 @@ export function pageOptions(
   options: ListOptions | undefined,
   maxLimit: number = LIMITS.pageSize,
 ): RenderOptions & { limit: number; offset: number } {
-  const parsed = parseInput(listOptionsSchema, options, 'list options');
+  const parsed = isPlainPage(options) ? options : parseInput(listOptionsSchema, options, 'list options');
   const limit = parsed?.limit ?? maxLimit;
   if (limit > maxLimit) {
     throw new ServiceError('PAYLOAD_TOO_LARGE', `A page holds at most ${maxLimit} items, not ${limit}.`, {
@@ -96,7 +102,31 @@ export async function pageOf<C extends CollectionName, R>(
 }
 
 /** Validates an id argument; `what` names it in the error ("conversation id"). */
-export const parseId = (id: unknown, what: string): string => parseInput(idSchema, id, what);
+export const parseId = (id: unknown, what: string): string =>
+  // The schema's own rules, checked without it for an id that keeps them (every id but a bad one).
+  typeof id === 'string' && id.length > 0 && id.length <= 512 && !CONTROL_CHARACTER.test(id) ? id : parseInput(idSchema, id, what);
+
+/** What {@link idSchema} refuses in an id. */
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
+
+const DEFAULT_RENDER: RenderOptions = Object.freeze({ transferables: true });
+const WITHOUT_TRANSFERABLES: RenderOptions = Object.freeze({ transferables: false });
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** Whether `options` keeps {@link listOptionsSchema}'s rules (checked without it: a list route passes them on every read). */
+function isPlainPage(options: unknown): options is ListOptions | undefined {
+  if (options === undefined) return true;
+  if (!isPlainObject(options)) return false;
+  const { transferables, limit, offset } = options;
+  return (
+    (transferables === undefined || typeof transferables === 'boolean') &&
+    (limit === undefined || (Number.isSafeInteger(limit) && (limit as number) >= 1)) &&
+    (offset === undefined || (Number.isSafeInteger(offset) && (offset as number) >= 0))
+  );
+}
 
 /** The record, or NOT_FOUND naming `resource` and the id. */
 export async function mustGet<C extends CollectionName>(

@@ -13,7 +13,7 @@ import {
   renderMessagesInSlices,
 } from '../render/conversation.js';
 import { conversationJson, conversationMessagesJson } from '../render/conversation-json.js';
-import { readStamps } from '../render/json-cache.js';
+import { type CachedJson, readStamps } from '../render/json-cache.js';
 import { jsonChunks } from '../render/json-chunks.js';
 import { boundedArray } from '../schemas/common.js';
 import { conversationUpdateSchema } from '../schemas/conversation-inputs.js';
@@ -115,41 +115,52 @@ export async function getConversation(ctx: OperationContext, conversationId: str
  */
 export async function getConversationJson(ctx: OperationContext, conversationId: string, options?: ReadOptions): Promise<string> {
   const json = await getConversationJsonPieces(ctx, conversationId, options);
-  return typeof json === 'string' ? json : joinInSlices(json);
+  if (typeof json === 'string') return json;
+  return json instanceof Uint8Array ? Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8') : joinInSlices(json);
 }
 
 /**
- * {@link getConversationJson}'s text, or for a long conversation the pieces that joined are that
- * text, serialized as they are taken: a transport can send them one at a time, without a string of
- * the whole answer (megabytes, which take long to build and to encode in one go).
+ * {@link getConversationJson}'s text: as UTF-8 bytes when it comes from the cache (what a
+ * transport sends as it is), or for a long conversation the pieces that joined are that text,
+ * serialized as they are taken: a transport can send them one at a time, without a string of the
+ * whole answer (megabytes, which take long to build and to encode in one go).
  */
 export async function getConversationJsonPieces(
   ctx: OperationContext,
   conversationId: string,
   options?: ReadOptions,
-): Promise<string | Iterable<string>> {
+): Promise<string | Uint8Array | Iterable<string>> {
   const id = parseId(conversationId, 'conversation id');
   const render = renderOptions(options);
   const rendering = render.transferables ? 't' : 'f';
-  const answer = await ctx.repository.read(async (view) => {
-    const cached = await ctx.conversationJson.get(view, id, rendering);
-    if (cached !== undefined) return cached.json;
-    const stamps = await readStamps(view, id);
-    if (!stamps) throw notFound('conversation', id);
-    const snapshot = await conversationSnapshot(view, stamps.conversation);
-    if (stamps.conversation.messages.length > SLICED_RENDER_MESSAGES) return snapshot;
-    const json = conversationJson(snapshot, render);
-    // An answer that left damaged messages out is not kept: each read tries them again.
-    if (snapshot.skipped.length === 0) ctx.conversationJson.set(stamps, rendering, { json });
-    return json;
-  });
-  if (typeof answer === 'string') return answer;
-  return jsonChunks(await renderConversationInSlices(answer, render));
+  // With a store whose feed tells of every write (one process), a hit reads nothing.
+  const peeked = ctx.conversationJson.peek(id, rendering);
+  if (peeked !== undefined) return peeked.bytes;
+  const cache = ctx.conversationJson.begin(id);
+  try {
+    const answer = await ctx.repository.read(async (view) => {
+      const cached = await ctx.conversationJson.get(view, id, rendering);
+      if (cached !== undefined) return cached.bytes;
+      const stamps = await readStamps(view, id);
+      if (!stamps) throw notFound('conversation', id);
+      const snapshot = await conversationSnapshot(view, stamps.conversation);
+      if (stamps.conversation.messages.length > SLICED_RENDER_MESSAGES) return snapshot;
+      const json = conversationJson(snapshot, render);
+      // An answer that left damaged messages out is not kept: each read tries them again.
+      if (snapshot.skipped.length === 0) ctx.conversationJson.set(stamps, rendering, { json }, cache);
+      return json;
+    });
+    if (!(answer instanceof ConversationSnapshot)) return answer;
+    return jsonChunks(await renderConversationInSlices(answer, render));
+  } finally {
+    ctx.conversationJson.end(cache);
+  }
 }
 
-/** A serialized answer as a transport sends it: one string, or pieces that joined are the text; and a page's `next`. */
+/** A serialized answer as a transport sends it: one string, UTF-8 bytes, or pieces that joined are the text; and a page's `next`. */
 export interface JsonPage {
-  readonly text: string | Iterable<string>;
+  /** The JSON text; as UTF-8 bytes when it comes from the cache (see {@link getConversationJsonPieces}). */
+  readonly text: string | Uint8Array | Iterable<string>;
   /** The offset of the next page, when more follow. */
   readonly next?: number;
 }
@@ -168,26 +179,36 @@ export async function listConversationMessagesJsonPieces(
   const id = parseId(conversationId, 'conversation id');
   const page = pageOptions(options, LIMITS.messagesPerConversation);
   const rendering = `m${page.transferables ? 't' : 'f'}${page.offset}:${page.limit}`;
-  const answer = await ctx.repository.read(async (view) => {
-    const cached = await ctx.conversationJson.get(view, id, rendering);
-    if (cached !== undefined) return cached;
-    const stamps = await readStamps(view, id);
-    if (!stamps) throw notFound('conversation', id);
-    // Only the page's messages are read (and one past it, to know whether more follow).
-    const range = { start: page.offset, end: page.offset + page.limit + 1, stamps: stamps.messages };
-    const snapshot = await conversationSnapshot(view, stamps.conversation, undefined, range);
-    if (Math.min(page.limit, stamps.conversation.messages.length - page.offset) > SLICED_RENDER_MESSAGES) return snapshot;
-    const rendered = conversationMessagesJson(snapshot, page);
-    // Kept with the stamps of the page's own messages only: a hit then checks as many as it shows.
-    const shown = pageIndices(stamps.messages, range);
-    const pageStamps = { ...stamps, messageIds: shown.map((i) => stamps.messageIds[i]!), messages: shown.map((i) => stamps.messages[i]) };
-    if (snapshot.skipped.length === 0) ctx.conversationJson.set(pageStamps, rendering, rendered);
-    return rendered;
-  });
-  if (!(answer instanceof ConversationSnapshot)) return { text: answer.json, ...(answer.next === undefined ? {} : { next: answer.next }) };
-  const messages = await renderMessagesInSlices(answer, page);
-  return { text: jsonChunks(messages), ...(messages.next === undefined ? {} : { next: messages.next }) };
+  const peeked = ctx.conversationJson.peek(id, rendering);
+  if (peeked !== undefined) return cachedPage(peeked);
+  const cache = ctx.conversationJson.begin(id);
+  try {
+    const answer = await ctx.repository.read(async (view) => {
+      const cached = await ctx.conversationJson.get(view, id, rendering);
+      if (cached !== undefined) return cachedPage(cached);
+      const stamps = await readStamps(view, id);
+      if (!stamps) throw notFound('conversation', id);
+      // Only the page's messages are read (and one past it, to know whether more follow).
+      const range = { start: page.offset, end: page.offset + page.limit + 1, stamps: stamps.messages };
+      const snapshot = await conversationSnapshot(view, stamps.conversation, undefined, range);
+      if (Math.min(page.limit, stamps.conversation.messages.length - page.offset) > SLICED_RENDER_MESSAGES) return snapshot;
+      const rendered = conversationMessagesJson(snapshot, page);
+      // Kept with the stamps of the page's own messages only: a hit then checks as many as it shows.
+      const shown = pageIndices(stamps.messages, range);
+      const pageStamps = { ...stamps, messageIds: shown.map((i) => stamps.messageIds[i]!), messages: shown.map((i) => stamps.messages[i]) };
+      if (snapshot.skipped.length === 0) ctx.conversationJson.set(pageStamps, rendering, rendered, cache);
+      return { text: rendered.json, ...(rendered.next === undefined ? {} : { next: rendered.next }) };
+    });
+    if (!(answer instanceof ConversationSnapshot)) return answer;
+    const messages = await renderMessagesInSlices(answer, page);
+    return { text: jsonChunks(messages), ...(messages.next === undefined ? {} : { next: messages.next }) };
+  } finally {
+    ctx.conversationJson.end(cache);
+  }
 }
+
+const cachedPage = (cached: CachedJson): JsonPage =>
+  cached.next === undefined ? { text: cached.bytes } : { text: cached.bytes, next: cached.next };
 
 /** Conversations longer than this are serialized in slices (see {@link getConversationJson}). */
 const SLICED_RENDER_MESSAGES = 2_000;

@@ -8,7 +8,7 @@ import {
   renderConversation,
   renderMessages,
 } from './conversation.js';
-import type { CachedJson } from './json-cache.js';
+import type { RenderedJson } from './json-cache.js';
 import { linksJson, messageHasLinks } from './links.js';
 import type { RenderOptions } from './lists.js';
 
@@ -78,7 +78,7 @@ const skippedJson = (snapshot: ConversationSnapshot): string => (snapshot.skippe
  * the text of `JSON.stringify(renderMessages(...))`), with its `next`. The snapshot holds at least
  * the page's messages and the one after it.
  */
-export function conversationMessagesJson(snapshot: ConversationSnapshot, options: PageOptions): CachedJson {
+export function conversationMessagesJson(snapshot: ConversationSnapshot, options: PageOptions): RenderedJson {
   const slowly = () => {
     const messages = renderMessages(snapshot, options);
     return { json: JSON.stringify(messages), ...(messages.next === undefined ? {} : { next: messages.next }) };

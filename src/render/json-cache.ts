@@ -1,4 +1,4 @@
-import type { ReadView } from '../ports.js';
+import type { ChangeBatch, ChangeFeed, ReadView } from '../ports.js';
 import type { ConversationRecord } from '../records.js';
 
 /**
@@ -33,13 +33,38 @@ export async function readStamps(view: ReadView, id: string): Promise<Conversati
 }
 
 /** A serialized answer; for a page of a list, with the offset of the next page when more follow. */
-export interface CachedJson {
+export interface RenderedJson {
   readonly json: string;
   readonly next?: number;
 }
 
+/**
+ * A cached answer: its JSON encoded as UTF-8 once, when it was kept, so that a transport sends it
+ * as it is (its length known before it is sent), and the entry holds one copy of it.
+ */
+export interface CachedJson {
+  readonly bytes: Uint8Array;
+  readonly next?: number;
+}
+
+/**
+ * What a hit is checked against, kept in place of the records it was rendered from (an entry
+ * keeps no record alive): the ids of the conversation's parts the answer shows and, unless the
+ * cache follows a local feed, their stamps.
+ */
+interface Check {
+  readonly messageIds: readonly string[];
+  readonly annotationIds: readonly string[];
+  readonly stamps?: {
+    readonly version: number;
+    readonly messages: readonly (number | undefined)[];
+    readonly annotations: readonly (number | undefined)[];
+  };
+}
+
 interface Entry {
-  readonly stamps: ConversationStamps;
+  readonly conversation: string;
+  readonly check: Check;
   readonly answer: CachedJson;
   /** What it counts against the budget (see {@link costOf}). */
   readonly bytes: number;
@@ -47,21 +72,38 @@ interface Entry {
   placed: number;
 }
 
+/**
+ * A render of a conversation's answer under way: it may be kept only if no write to the
+ * conversation was delivered meanwhile (see {@link ConversationJsonCache.begin}).
+ */
+export interface Render {
+  readonly conversation: string;
+  stale: boolean;
+}
+
+const ENCODER = new TextEncoder();
+
 /** An answer's size before any is cached, to turn the byte budget into a count of conversations. */
 const FIRST_GUESS_ENTRY_BYTES = 4096;
 
 /**
  * Serialized answers about conversations (the conversation itself, pages of its messages), kept
- * while they are still true: an entry is valid exactly when the
- * version stamps of the conversation and of each of its messages and annotations are still those
- * it was rendered from (see {@link ReadView.versions}); checking that reads no record, far less
- * than reading and serializing them again. Least recently used entries
- * go first once the cache holds `maxBytes` of JSON.
+ * while they are still true. Least recently used entries go first once the cache holds
+ * `maxBytes` of JSON.
  *
- * It follows no change feed (`Repository.changes`), on purpose: the stamps are read from the store
- * at each hit, so a write acknowledged by another process sharing the store is seen at once, where
- * a feed delivers it only when this process learns of it; a feed that invalidated entries would
- * need a `caughtUp` (a round trip, as the stamps are) before each hit to be as fresh.
+ * How it knows an entry is still true depends on the store's change feed:
+ * - **A local feed** ({@link ChangeFeed.local}: the memory and JSON-file stores) tells of every
+ *   write before it is acknowledged. The cache drops a conversation's entries when a batch
+ *   touches the conversation, one of its messages or one of its annotations, and a hit reads
+ *   nothing from the store. A render under way when such a batch comes is not kept (it may have
+ *   read the records before the write); a write the store undid after reads could see it empties
+ *   the cache.
+ * - **Otherwise** (PostgreSQL, shared by processes; a store without a feed) an entry is valid
+ *   exactly when the version stamps of the conversation and of each of its messages and
+ *   annotations are still those it was rendered from (see {@link ReadView.versions}), read from
+ *   the store at each hit: a write acknowledged by another process is seen at once, where a feed
+ *   delivers it only when this process learns of it (a feed that invalidated entries would need a
+ *   `caughtUp`, a round trip as the stamps are, before each hit to be as fresh).
  *
  * While there is room, every answer is kept. Once the cache is full, a new answer displaces
  * others only if its conversation was read recently, within as many reads as the cache holds
@@ -72,13 +114,54 @@ const FIRST_GUESS_ENTRY_BYTES = 4096;
  */
 export class ConversationJsonCache {
   readonly #entries = new Map<string, Entry>();
+  /** Each conversation's keys in {@link #entries}. */
+  readonly #keys = new Map<string, Set<string>>();
+  /** Renders under way (local feed only), by conversation. */
+  readonly #renders = new Map<string, Set<Render>>();
   /** Keys read recently and not cached, oldest first. */
   readonly #seenOnce = new Set<string>();
   #bytes = 0;
   /** Reads and writes so far: how far an entry may have drifted from the newest end since it was placed there. */
   #reads = 0;
+  /** Whether entries follow a local feed (no stamps read at a hit). */
+  readonly #local: boolean;
+  readonly #stop: (() => void)[] = [];
 
-  constructor(private readonly maxBytes: number) {}
+  /**
+   * @param feed The store's change feed: when it is local ({@link ChangeFeed.local}), the cache
+   *   follows it (call {@link close} to stop); otherwise it is not used.
+   */
+  constructor(
+    private readonly maxBytes: number,
+    feed?: ChangeFeed,
+  ) {
+    this.#local = feed?.local !== undefined && maxBytes > 0;
+    if (feed?.local && maxBytes > 0) {
+      this.#stop.push(feed.subscribe((batch) => this.#follow(batch)));
+      this.#stop.push(feed.local.onUndone(() => this.#clear()));
+    }
+  }
+
+  /** Whether a hit needs no read of the store: {@link peek} answers it. */
+  get local(): boolean {
+    return this.#local;
+  }
+
+  /** Stops following the feed. */
+  close(): void {
+    for (const stop of this.#stop.splice(0)) stop();
+  }
+
+  /**
+   * With a local feed, the cached answer `rendering` of conversation `id` (see {@link get}), with no
+   * read of the store; otherwise undefined (call {@link get}).
+   */
+  peek(id: string, rendering: string): CachedJson | undefined {
+    if (!this.#local) return undefined;
+    const key = `${rendering}|${id}`;
+    const entry = this.#entries.get(key);
+    return entry && this.#hit(key, entry);
+  }
 
   /**
    * The answer `rendering` of conversation `id` (a short name for which answer it is, and how:
@@ -89,53 +172,129 @@ export class ConversationJsonCache {
     const key = `${rendering}|${id}`;
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    const { stamps } = entry;
-    // Asked for together: a store shared by processes may answer them in one round trip.
-    const [[version], messages, annotations] = await Promise.all([
-      view.versions('conversations', [id]),
-      view.versions('messages', stamps.messageIds),
-      view.versions('annotations', stamps.conversation.annotations),
-    ]);
-    if (
-      version === undefined ||
-      version !== stamps.version ||
-      !sameStamps(messages, stamps.messages) ||
-      !sameStamps(annotations, stamps.annotations)
-    ) {
-      if (this.#entries.get(key) === entry) this.#remove(key, entry);
-      // It was read again while cached: its next rendering is admitted at once.
-      this.#rememberReadOnce(key);
-      return undefined;
+    const { stamps, messageIds, annotationIds } = entry.check;
+    if (stamps) {
+      // Asked for together: a store shared by processes may answer them in one round trip.
+      const [[version], messages, annotations] = await Promise.all([
+        view.versions('conversations', [id]),
+        view.versions('messages', messageIds),
+        view.versions('annotations', annotationIds),
+      ]);
+      if (version !== stamps.version || !sameStamps(messages, stamps.messages) || !sameStamps(annotations, stamps.annotations)) {
+        if (this.#entries.get(key) === entry) this.#remove(key, entry);
+        // It was read again while cached: its next rendering is admitted at once.
+        this.#rememberReadOnce(key);
+        return undefined;
+      }
+      // Gone meanwhile (evicted, or dropped by a write): still true, as just checked.
+      if (this.#entries.get(key) !== entry) return entry.answer;
     }
-    // Refresh its place in the least-recently-used order (unless it went meanwhile), but only
-    // once it may have drifted into the older half: each read moves at most one entry ahead of
-    // it, so until then it is not among the next to go. Moving a key on every hit is what costs:
-    // V8's Map leaves a deleted entry in its bucket's chain until the table is rebuilt, so one
-    // key deleted and set again and again makes its own lookups walk an ever longer chain (20 µs
-    // a read at 10,000 entries).
+    return this.#hit(key, entry);
+  }
+
+  #hit(key: string, entry: Entry): CachedJson {
+    // Refresh its place in the least-recently-used order, but only once it may have drifted into
+    // the older half: each read moves at most one entry ahead of it, so until then it is not
+    // among the next to go. Moving a key on every hit is what costs: V8's Map leaves a deleted
+    // entry in its bucket's chain until the table is rebuilt, so one key deleted and set again
+    // and again makes its own lookups walk an ever longer chain (20 µs a read at 10,000 entries).
     const reads = ++this.#reads;
-    if (this.#entries.get(key) !== entry || reads - entry.placed <= this.#entries.size / 2) return entry.answer;
+    if (reads - entry.placed <= this.#entries.size / 2) return entry.answer;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     entry.placed = reads;
     return entry.answer;
   }
 
-  /** Keeps `answer` (its `rendering`, see {@link get}), rendered from the records whose stamps (read before them) are `stamps`. */
-  set(stamps: ConversationStamps, rendering: string, answer: CachedJson): void {
-    const bytes = costOf(stamps, answer);
-    if (bytes > this.maxBytes || stamps.version === undefined) return;
-    const key = `${rendering}|${stamps.conversation.id}`;
+  /**
+   * Call before reading the records of an answer of conversation `id` that will be offered to
+   * {@link set}, and {@link end} once done: with a local feed, a write to the conversation
+   * delivered in between makes the answer stale, and it is not kept.
+   */
+  begin(id: string): Render {
+    const render: Render = { conversation: id, stale: false };
+    if (!this.#local) return render;
+    const renders = this.#renders.get(id);
+    if (renders) renders.add(render);
+    else this.#renders.set(id, new Set([render]));
+    return render;
+  }
+
+  /** Ends a render begun with {@link begin} (whether or not it was kept). */
+  end(render: Render): void {
+    const renders = this.#renders.get(render.conversation);
+    if (renders?.delete(render) && renders.size === 0) this.#renders.delete(render.conversation);
+  }
+
+  /**
+   * Keeps `answer` (its `rendering`, see {@link get}), rendered from the records whose stamps (read
+   * before them) are `stamps`, in the render `render` (see {@link begin}).
+   */
+  set(stamps: ConversationStamps, rendering: string, answer: RenderedJson, render: Render): void {
+    if (render.stale || stamps.version === undefined || render.conversation !== stamps.conversation.id) return;
+    const check: Check = {
+      messageIds: stamps.messageIds,
+      annotationIds: stamps.conversation.annotations,
+      ...(this.#local ? {} : { stamps: { version: stamps.version, messages: stamps.messages, annotations: stamps.annotations } }),
+    };
+    // Encoded into a buffer of its own: a small Buffer.from would share (and keep alive) a pooled 8 KiB slab.
+    const kept: CachedJson = { bytes: ENCODER.encode(answer.json), ...(answer.next === undefined ? {} : { next: answer.next }) };
+    const bytes = costOf(check, kept);
+    if (bytes > this.maxBytes) return;
+    const id = stamps.conversation.id;
+    const key = `${rendering}|${id}`;
     const previous = this.#entries.get(key);
     if (previous) this.#remove(key, previous);
     else if (this.#bytes + bytes > this.maxBytes && !this.#admit(key)) return;
     this.#seenOnce.delete(key);
-    this.#entries.set(key, { stamps, answer, bytes, placed: ++this.#reads });
+    this.#entries.set(key, { conversation: id, check, answer: kept, bytes, placed: ++this.#reads });
+    const keys = this.#keys.get(id);
+    if (keys) keys.add(key);
+    else this.#keys.set(id, new Set([key]));
     this.#bytes += bytes;
     for (const [oldest, entry] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
       this.#remove(oldest, entry);
     }
+  }
+
+  /** Drops what a committed batch makes stale: the entries of every conversation it touches. */
+  #follow(batch: ChangeBatch): void {
+    // Parts deleted, whose records no longer say their conversation.
+    let orphans: Set<string> | undefined;
+    for (const { collection, id, record } of batch.changes) {
+      if (collection === 'conversations') this.#drop(id);
+      else if (collection === 'messages' || collection === 'annotations') {
+        const conversation = (record as { conversation?: string } | null)?.conversation;
+        if (conversation) this.#drop(conversation);
+        // A part moved away from a conversation, or deleted: its conversation's record is in the
+        // batch too when the store's links are two-sided, but the cache does not rely on it.
+        if (!record || !conversation) (orphans ??= new Set()).add(id);
+      }
+    }
+    if (!orphans) return;
+    for (const [key, entry] of this.#entries) {
+      const { messageIds, annotationIds } = entry.check;
+      if (messageIds.some((id) => orphans.has(id)) || annotationIds.some((id) => orphans.has(id))) this.#remove(key, entry);
+    }
+    // A render under way may show one of them: none is kept.
+    for (const renders of this.#renders.values()) for (const render of renders) render.stale = true;
+  }
+
+  /** Drops conversation `id`'s entries, and keeps none of the renders of it under way. */
+  #drop(id: string): void {
+    const keys = this.#keys.get(id);
+    if (keys) for (const key of [...keys]) this.#remove(key, this.#entries.get(key)!);
+    const renders = this.#renders.get(id);
+    if (renders) for (const render of renders) render.stale = true;
+  }
+
+  /** Drops every entry, and keeps none of the renders under way. */
+  #clear(): void {
+    this.#entries.clear();
+    this.#keys.clear();
+    this.#bytes = 0;
+    for (const renders of this.#renders.values()) for (const render of renders) render.stale = true;
   }
 
   /** Whether `key` was read once recently; if not, remembers that it now has been. */
@@ -158,15 +317,18 @@ export class ConversationJsonCache {
   #remove(key: string, entry: Entry): void {
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
+    const keys = this.#keys.get(entry.conversation);
+    if (keys?.delete(key) && keys.size === 0) this.#keys.delete(entry.conversation);
   }
 }
 
 /**
- * What an entry counts against the byte budget: its text, and the stamps it keeps to be checked
+ * What an entry counts against the byte budget: its bytes, and the stamps it keeps to be checked
  * (a number each; the ids are the conversation's own lists, or a page's few).
  */
-function costOf(stamps: ConversationStamps, answer: CachedJson): number {
-  return answer.json.length + 8 * (stamps.messages.length + stamps.annotations.length);
+function costOf(check: Check, answer: CachedJson): number {
+  const stamps = check.stamps ? check.stamps.messages.length + check.stamps.annotations.length : 0;
+  return answer.bytes.byteLength + 8 * stamps;
 }
 
 function sameStamps(now: readonly (number | undefined)[], then: readonly (number | undefined)[]): boolean {

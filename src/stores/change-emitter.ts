@@ -1,4 +1,4 @@
-import type { ChangeBatch, ChangeFeed, RecordChange } from '../ports.js';
+import type { ChangeBatch, ChangeFeed, LocalFeed, RecordChange } from '../ports.js';
 
 type Listener = (batch: ChangeBatch) => void;
 
@@ -17,7 +17,43 @@ export class ChangeEmitter implements ChangeFeed {
    * @param report Where what a listener throws goes (the write is committed: it is not failed by
    *   it). Default: `console.error`.
    */
-  constructor(private readonly report: (error: unknown) => void = (error) => console.error('A change feed listener failed:', error)) {}
+  /** Present when constructed with `local` (see {@link ChangeFeed.local}). */
+  readonly local?: LocalFeed;
+  #undoneListeners: readonly (() => void)[] = [];
+
+  /**
+   * @param report Where what a listener throws goes (the write is committed: it is not failed by
+   *   it). Default: `console.error`.
+   * @param options `local`: the store is this process's alone and emits every transaction before
+   *   its `transact` resolves (and calls {@link undone} when it undoes writes reads could see).
+   */
+  constructor(
+    private readonly report: (error: unknown) => void = (error) => console.error('A change feed listener failed:', error),
+    options: { readonly local?: boolean } = {},
+  ) {
+    if (options.local) {
+      this.local = {
+        onUndone: (listener) => {
+          const own = () => listener();
+          this.#undoneListeners = [...this.#undoneListeners, own];
+          return () => {
+            this.#undoneListeners = this.#undoneListeners.filter((other) => other !== own);
+          };
+        },
+      };
+    }
+  }
+
+  /** Tells the {@link LocalFeed.onUndone} listeners that writes reads could see were undone. */
+  undone(): void {
+    for (const listener of this.#undoneListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
 
   /** The position of the last batch delivered; 0 before the first. */
   get seq(): number {

@@ -13,7 +13,8 @@ export function createMemoryRepository(): Repository {
   const view = tables.view();
   const queue = new TransactionQueue();
   const search = new SearchIndex();
-  const changes = new ChangeEmitter();
+  // Every write is this store's own, delivered before its transact resolves: a local feed.
+  const changes = new ChangeEmitter(undefined, { local: true });
   return {
     search,
     changes,

@@ -29,6 +29,12 @@ describe('JSON file repository on disk', () => {
     await second.close();
   });
 
+  it('has a local change feed: this process alone writes, and knows of each write before it is acknowledged', async () => {
+    const repository = await createJsonFileRepository({ file: freshFile() });
+    expect(repository.changes?.local).toBeDefined();
+    await repository.close();
+  });
+
   it('refuses a file that is not a data file of this service, and leaves it as it was', async () => {
     const file = freshFile();
     await createJsonFileRepository({ file }).then((r) => r.close());

@@ -1,2 +1,2 @@
 /** Record builders for storage tests: the ones the shipped contract suite uses. */
-export { conversationRecord, messageRecord } from '../../src/testing/records.js';
+export { conversationRecord, messageRecord, sampleRecord } from '../../src/testing/records.js';

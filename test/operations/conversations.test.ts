@@ -1,6 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { isServiceError } from '../../src/index.js';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createJsonFileRepository, createMemoryRepository, isServiceError, type Repository } from '../../src/index.js';
 import { conversationWith, said, serviceForTest } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** The store these tests run on (TEST_STORE), opened here so a test can write to it beside the service. */
+async function storeForTest(): Promise<Repository> {
+  if (process.env.TEST_STORE !== 'json-file') return createMemoryRepository();
+  const repository = await createJsonFileRepository({ file: path.join(await tempDir(), 'db.json') });
+  onTestFinished(() => repository.close());
+  return repository;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -65,6 +75,25 @@ describe('conversations', () => {
     expect((await failure(() => service.getConversation(''))).code).toBe('INVALID_INPUT');
     const { id } = await conversationWith(service);
     expect((await failure(() => service.getConversation(id, { transferables: 'yes' as never }))).code).toBe('INVALID_INPUT');
+    // The cached reads check ids and options as every read does.
+    for (const [bad, code] of [
+      ['', 'INVALID_INPUT'],
+      ['a\u0001b', 'INVALID_INPUT'],
+      [42 as never, 'INVALID_INPUT'],
+      ['x'.repeat(513), 'PAYLOAD_TOO_LARGE'],
+    ] as const) {
+      expect((await failure(() => service.getConversationJson(bad))).code).toBe(code);
+      expect((await failure(() => service.listConversationMessagesJsonPieces(bad))).code).toBe(code);
+    }
+    expect((await failure(() => service.getConversationJson('x'.repeat(512)))).code).toBe('NOT_FOUND');
+    for (const options of [{ transferables: 'yes' }, [], null, { limit: 0 }, { limit: 1.5 }, { offset: -1 }, { offset: '1' }] as never[]) {
+      expect((await failure(() => service.listConversationMessagesJsonPieces(id, options))).code, JSON.stringify(options)).toBe(
+        'INVALID_INPUT',
+      );
+    }
+    for (const options of [{ transferables: 'yes' }, [], null] as never[]) {
+      expect((await failure(() => service.getConversationJson(id, options))).code, JSON.stringify(options)).toBe('INVALID_INPUT');
+    }
   });
 
   it('lists messages in order with their positions', async () => {
@@ -171,5 +200,94 @@ describe('conversations', () => {
       websites: { iterable: [{ id: website.id }] },
     });
     await expect(service.getConversationJson('ghost')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('never serves a stale copy of a conversation or a page of its messages after a message value, an annotation, a delete or a restore', async () => {
+    const { service } = await serviceForTest();
+    const { id, messages } = await conversationWith(service, said('USER', 'first'), said('ASSISTANT', 'second'));
+    const reply = messages.iterable[1]!.id;
+    const pages = [{}, { limit: 1 }, { offset: 1, limit: 1 }];
+    const text = (answer: string | Uint8Array | Iterable<string>) =>
+      typeof answer === 'string' ? answer : answer instanceof Uint8Array ? Buffer.from(answer).toString() : [...answer].join('');
+    const same = async () => {
+      // Each read twice: the second from the cache.
+      for (let i = 0; i < 2; i++) {
+        expect(JSON.parse(await service.getConversationJson(id))).toEqual(await service.getConversation(id));
+        expect(JSON.parse(text(await service.getConversationJsonPieces(id)))).toEqual(await service.getConversation(id));
+        for (const page of pages) {
+          const { text: json, next } = await service.listConversationMessagesJsonPieces(id, page);
+          const expected = await service.listConversationMessages(id, page);
+          expect(JSON.parse(text(json))).toEqual(expected);
+          expect(next).toBe(expected.next);
+        }
+      }
+    };
+    await same();
+    await service.updateMessageValue({ id: reply, fragment: { string: { raw: 'second, streamed further' } } });
+    await same();
+    expect(await service.getConversationJson(id)).toContain('second, streamed further');
+    const note = await service.createAnnotation({ type: 'DESCRIPTION', text: 'a note', conversation: id });
+    await same();
+    await service.updateAnnotation({ id: note.id, text: 'a changed note' });
+    await same();
+    expect(await service.getConversationJson(id, { transferables: true })).toContain(note.id);
+    await service.deleteAnnotation(note.id);
+    await same();
+    expect(await service.getConversationJson(id)).not.toContain(note.id);
+
+    await service.deleteConversation(id);
+    await expect(service.getConversationJson(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.listConversationMessagesJsonPieces(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('answers a conversation restored from the trash as restored, and a trashed one as gone, never from the cache', async () => {
+    const { service } = await serviceForTest();
+    const { id } = await conversationWith(service, said('USER', 'first'));
+    const cached = async () => {
+      for (let i = 0; i < 2; i++) await service.getConversationJson(id);
+      await service.listConversationMessagesJsonPieces(id);
+    };
+    await cached();
+    await service.deleteConversation(id);
+    await expect(service.getConversationJson(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(service.listConversationMessagesJsonPieces(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const restored = await service.restoreConversation(id);
+    for (let i = 0; i < 2; i++) {
+      expect(JSON.parse(await service.getConversationJson(id))).toEqual(await service.getConversation(id));
+      expect(JSON.parse(await service.getConversationJson(id)).messages).toEqual(JSON.parse(JSON.stringify(restored.messages)));
+    }
+    await service.updateConversation({ id, name: 'After the restore' });
+    await cached();
+    expect(JSON.parse(await service.getConversationJson(id)).name).toBe('After the restore');
+    await service.deleteConversation(id);
+    await expect(service.getConversationJson(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('answers a conversation put back whole (a restore) as restored, never as cached before its delete', async () => {
+    const repository = await storeForTest();
+    const { service } = await serviceForTest({ repository });
+    const { id } = await conversationWith(service, said('USER', 'first'));
+    // What a backup (or the trash) holds: the conversation and its messages as they are now.
+    const saved = await repository.read(async (view) => {
+      const conversation = (await view.get('conversations', id))!;
+      return { conversation, messages: await view.getMany('messages', conversation.messages) };
+    });
+    await service.updateConversation({ id, name: 'Renamed after the backup' });
+    await service.createMessage({ role: 'ASSISTANT', fragment: { string: { raw: 'after the backup' } }, conversation: { id } });
+    for (let i = 0; i < 2; i++) await service.getConversationJson(id); // cached
+    await service.listConversationMessagesJsonPieces(id);
+    await service.deleteConversation(id);
+    await repository.transact((tx) => {
+      for (const message of saved.messages) tx.put('messages', message!);
+      tx.put('conversations', saved.conversation);
+    });
+    for (let i = 0; i < 2; i++) {
+      expect(JSON.parse(await service.getConversationJson(id))).toEqual(await service.getConversation(id));
+      const restored = JSON.parse(await service.getConversationJson(id));
+      expect(restored.name).toBe(saved.conversation.name);
+      expect(restored.messages.iterable.map((m: { id: string }) => m.id)).toEqual(saved.conversation.messages);
+      const page = await service.listConversationMessagesJsonPieces(id);
+      expect(JSON.parse(Buffer.from(page.text as Uint8Array | string).toString())).toEqual(await service.listConversationMessages(id));
+    }
   });
 });

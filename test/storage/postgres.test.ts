@@ -207,7 +207,13 @@ describeWithPostgres('PostgreSQL store', (server) => {
   });
 
   it('answers, through one instance, what another acknowledged a moment before: no stale read from the record cache', async () => {
-    const { a, b } = await twoInstances();
+    const { a, b, repositories } = await twoInstances();
+    // Its feed is not local: the answer cache checks stamps at each hit instead of following it.
+    expect(repositories[0].changes?.local).toBeUndefined();
+    const pageOf = async (service: typeof a) => {
+      const { text } = await service.listConversationMessagesJsonPieces(id, { limit: 100 });
+      return JSON.parse(Buffer.from(text as string | Uint8Array).toString()).iterable.length;
+    };
     const { id } = await a.createConversation({ type: 'COPILOT', name: 'Start' });
     for (let i = 0; i < 10; i++) {
       // Both caches hold the conversation as it is before each write.
@@ -220,6 +226,9 @@ describeWithPostgres('PostgreSQL store', (server) => {
       // A message appended through one is in the other's next answer.
       await (i % 2 === 0 ? a : b).createMessage({ role: 'USER', fragment: { string: { raw: `message ${i}` } }, conversation: { id } });
       expect(Object.keys((await reader.getConversation(id)).messages?.indices ?? {})).toHaveLength(i + 1);
+      // A page of its messages (cached by both at the last turn) too.
+      expect(await pageOf(reader)).toBe(i + 1);
+      expect(await pageOf(i % 2 === 0 ? a : b)).toBe(i + 1);
     }
   });
 

@@ -9,7 +9,8 @@ import { constants } from 'node:fs';
 import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createJsonFileRepository, type MessageRecord } from '../../src/index.js';
+import { createJsonFileRepository, createService, type MessageRecord } from '../../src/index.js';
+import { createFakeSummarizer } from '../../src/summarizers/index.js';
 import { conversationRecord, messageRecord } from '../helpers/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -146,6 +147,28 @@ describe('JSON-file repository when the disk fails', () => {
     const reopened = await createJsonFileRepository({ file, logger: { warn: () => {} } });
     expect(ids((await reopened.read((view) => view.list('conversations'))).records)).toEqual(['acknowledged']);
     await reopened.close();
+  });
+
+  it("answers a conversation's cached JSON as the disk holds it after a write that reads saw failed", async () => {
+    const file = path.join(await tempDir(), 'db.json');
+    const repository = await createJsonFileRepository({ file, logger: { warn: () => {} } });
+    const service = await createService({ repository, summarizer: createFakeSummarizer() });
+    await repository.transact((tx) => tx.put('conversations', conversationRecord('c', 'On disk')));
+    const nameOf = async (transferables = false) => JSON.parse(await service.getConversationJson('c', { transferables })).name;
+    expect(await nameOf()).toBe('On disk');
+
+    disk.failJournalWrites = true;
+    // Applied in memory before its journal line is written: reads see it meanwhile, and one of an
+    // answer not cached yet renders (and caches) it, while the cached one still answers the old.
+    const write = repository.transact((tx) => tx.put('conversations', conversationRecord('c', 'Never stored')));
+    let seen = false;
+    for (let i = 0; i < 100 && !seen; i++) seen = (await nameOf(true)) === 'Never stored';
+    await expect(write).rejects.toThrow(/could not be written/);
+    disk.failJournalWrites = false;
+    expect(seen).toBe(true);
+    expect(await nameOf(true)).toBe('On disk');
+    expect(await nameOf()).toBe('On disk');
+    await service.close();
   });
 });
 

@@ -212,6 +212,11 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const unsettled: { seq: number; before: RecordChange[] }[] = [];
   // Counts roll-backs: a transaction whose function was running when one came may have read what
   // was undone, so it runs again.
+  // Every write, once on disk: what indexes beside the records follow (Repository.changes). Local:
+  // this process alone writes, and delivers each write before its transact resolves.
+  const feed = new ChangeEmitter((error) => logger.warn(`A change feed listener failed: ${(error as Error)?.message ?? error}`), {
+    local: true,
+  });
   let rollBacks = 0;
   const rollBack = () => {
     rollBacks++;
@@ -221,6 +226,8 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
       seq = unsettled[0].seq - 1;
     }
     unsettled.length = 0;
+    // Reads saw those writes (they are applied before their journal line is on disk).
+    feed.undone();
   };
   writer.onFailure = rollBack;
   let snapshotBytes = (await sizeOf(file)) + (hint === undefined ? 0 : await sizeOf(hintPath(file, hint)));
@@ -350,8 +357,6 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   const check = new StoreCheck(messages, logger);
 
   const queue = new TransactionQueue();
-  // Every write, once on disk: what indexes beside the records follow (Repository.changes).
-  const feed = new ChangeEmitter((error) => logger.warn(`A change feed listener failed: ${(error as Error)?.message ?? error}`));
 
   async function close(): Promise<void> {
     if (closed) return;
