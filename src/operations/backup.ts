@@ -1,8 +1,8 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../errors.js';
+import { isTemporaryBackup } from '../files/backup-names.js';
 import type { BackupReport, Repository } from '../ports.js';
-import { isTemporaryBackup } from '../stores/json-file/backup-folder.js';
 
 /** The folder inside the data folder where backups asked for without a folder (`POST /backup`) go. */
 export const BACKUPS_FOLDER = 'backups';

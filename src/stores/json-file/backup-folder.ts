@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isNoSpaceError, ServiceError } from '../../errors.js';
+import { temporaryBackupName } from '../../files/backup-names.js';
 import { syncFolder } from '../../files/durable-fs.js';
 import type { BackupReport } from '../../ports.js';
 
@@ -22,7 +23,7 @@ export async function writeBackupFolder(folder: string, fill: (temporary: string
   try {
     // Only its owner may enter: a backup holds people's conversations, as the data folder does.
     await mkdir(parent, { recursive: true, mode: 0o700 });
-    temporary = path.join(parent, `${TEMPORARY_PREFIX}${path.basename(target)}-${randomBytes(4).toString('hex')}${TEMPORARY_SUFFIX}`);
+    temporary = path.join(parent, temporaryBackupName(path.basename(target), randomBytes(4).toString('hex')));
     await mkdir(temporary, { mode: 0o700 });
     await fill(temporary);
     const { files, bytes } = await syncFiles(temporary);
@@ -50,12 +51,6 @@ export async function writeBackupFolder(folder: string, fill: (temporary: string
 }
 
 /** How the temporary folder of a backup is named: `.<name>-<random>.backup-tmp`, beside the backup. */
-const TEMPORARY_PREFIX = '.';
-const TEMPORARY_SUFFIX = '.backup-tmp';
-
-/** Whether an entry's name is that of a backup's temporary folder (left by a crash when it is still there). */
-export const isTemporaryBackup = (name: string): boolean => name.startsWith(TEMPORARY_PREFIX) && name.endsWith(TEMPORARY_SUFFIX);
-
 async function refuseUnlessEmpty(target: string): Promise<void> {
   const stats = await lstat(target).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
