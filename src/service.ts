@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { healthOf, type ServiceHealth } from './health.js';
 import type {
   AnnotationUpdateInput,
@@ -319,11 +318,11 @@ export interface Service extends LinkMethods {
   /**
    * Imports a file (a path) or a stream (spooled into the data folder first) of this service's
    * JSON, ChatGPT's `conversations.json` or Open WebUI's chat export (`format`, or told from the
-   * file). The whole file is checked before anything is written: a bad one is INVALID_INPUT naming
+   * file; a Node Readable is such a stream: the package's types name no Node module). The whole file is checked before anything is written: a bad one is INVALID_INPUT naming
    * the record, a record stored differently CONFLICT, and nothing is imported; a second import of a
    * file writes nothing. Answers what was written and left unchanged. See docs/export-import.md.
    */
-  importConversations(source: string | Readable | AsyncIterable<Uint8Array>, options?: ImportOptions): Promise<ImportReport>;
+  importConversations(source: string | AsyncIterable<Uint8Array>, options?: ImportOptions): Promise<ImportReport>;
   /**
    * Whether what the service stores is sound: `status` is `ok`, or `damaged` once stored data was
    * found damaged, with the store's check (how far it got, which files are damaged, where) when

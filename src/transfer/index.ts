@@ -1,5 +1,4 @@
 import os from 'node:os';
-import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
 import type { Repository } from '../ports.js';
 import type { Timestamp } from '../records.js';
@@ -61,7 +60,7 @@ export function exportConversations(ctx: TransferContext, options: ExportOptions
  */
 export async function importConversations(
   ctx: TransferContext,
-  source: string | Readable | AsyncIterable<Uint8Array>,
+  source: string | AsyncIterable<Uint8Array>,
   options: ImportOptions = {},
 ): Promise<ImportReport> {
   const batch = options.batch ?? 500;

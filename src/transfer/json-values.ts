@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { JSONParser } from '@streamparser/json';
 import { ServiceError } from '../errors.js';
 
 /** One value the reader found at one of its paths. */
@@ -34,6 +33,8 @@ export interface JsonValuesOptions {
  * them once emitted.
  */
 export async function* jsonValues(file: string, options: JsonValuesOptions): AsyncGenerator<FoundValue> {
+  // Loaded at the first import, not with the package: most apps never import a file.
+  const { JSONParser } = await import('@streamparser/json');
   const parser = new JSONParser({ paths: [...options.paths], keepStack: false });
   const found: FoundValue[] = [];
   parser.onValue = ({ value, key, stack }) => {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isNoSpaceError, ServiceError } from '../errors.js';
 
@@ -16,7 +15,7 @@ const STALE_MS = 24 * 60 * 60 * 1000;
  * refused with PAYLOAD_TOO_LARGE, a full disk with INSUFFICIENT_STORAGE; either way the partial
  * file is removed. The name is made here: nothing a caller sends names a path.
  */
-export async function spool(source: Readable | AsyncIterable<Uint8Array>, folder: string, maxBytes: number): Promise<string> {
+export async function spool(source: AsyncIterable<Uint8Array>, folder: string, maxBytes: number): Promise<string> {
   const dir = path.join(folder, SPOOL_FOLDER);
   const file = path.join(dir, `${randomUUID()}.json`);
   let handle: FileHandle | undefined;
