@@ -761,7 +761,7 @@ const SECTIONS: Section[] = [
   {
     group: 'search',
     title: 'search, and FTS5 beside it (bench/search.ts)',
-    seconds: 360,
+    seconds: 647,
     knobs: ['SEARCH_CONVERSATIONS', 'SEARCH_ROUNDS', 'SEARCH_WRITE_ROUNDS', 'SEARCH_WRITE_SECONDS', 'SEARCH_QUERIES', 'SEARCH_SKIP'],
     unmet: devChatsMissing,
     run: script('bench/search.ts'),
