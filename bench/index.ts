@@ -345,7 +345,8 @@ async function openSection(): Promise<void> {
         target: `RSS beyond empty after the first answer, ${count(size)} conversations`,
         ours: `${(ours.rss / 2 ** 20).toFixed(0)} MiB`,
         against: peer ? `SQLite peer ${(peer.rss / 2 ** 20).toFixed(0)} MiB` : 'its goal',
-        ratio: peer ? times(ours.rss, peer.rss) : '—',
+        // Below a MiB, the peer's RSS beyond empty is noise: no ratio.
+        ratio: peer && peer.rss >= 2 ** 20 ? times(ours.rss, peer.rss) : '—',
         goal: goal ? `≤ ${goal.mib} MiB` : '',
         ...(goal ? { met: ours.rss / 2 ** 20 <= goal.mib } : {}),
       });

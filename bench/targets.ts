@@ -51,9 +51,9 @@ export function printTargets(file?: string, title = 'Targets (issue 30)'): void 
     );
 }
 
-/** `×0.93`, or — when either side is missing. */
+/** `×0.93`, or — when either side is missing, or what it is against is not above 0 (a difference measured as none). */
 export const times = (ours: number, against: number): string =>
-  Number.isFinite(ours) && Number.isFinite(against) && against !== 0 ? `×${(ours / against).toFixed(2)}` : '—';
+  Number.isFinite(ours) && Number.isFinite(against) && against > 0 ? `×${(ours / against).toFixed(2)}` : '—';
 
 /** 12,345 */
 export const count = (value: number, digits = 0): string =>
