@@ -19,7 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { createService, type Service } from '../src/index.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { type DevChat, readDevChats } from './quality/devchats.js';
+import { loadSqlite, sqliteMissing } from './sqlite-addon.js';
+import { loadPeer, openPeer, peerQueries } from './sqlite-peer.js';
 import { mean, percentile } from './stats.js';
+import { recordTarget } from './targets.js';
 
 export const TOP = 10;
 export const RECALL_3_TARGET = 0.85;
@@ -94,6 +97,8 @@ export interface RunResult {
   readonly label: string;
   readonly ours: Figures;
   readonly bm25: Figures;
+  /** SQLite FTS5's (bench/sqlite-peer.ts), when better-sqlite3 loads. */
+  readonly fts?: Figures;
   readonly searchP50: number;
   readonly searchP95: number;
   readonly renameP50?: number;
@@ -143,7 +148,9 @@ export async function knownItemRun(
       const at = bm25.rank(chat.title).indexOf(i);
       return at === -1 ? undefined : at + 1;
     });
+    const fts = ftsRanks(chats);
     return {
+      ...(fts ? { fts: figures(fts) } : {}),
       label: rename ? '(b) renamed first (renameConversation: the embedded summarizer names each)' : '(a) names empty',
       ours: figures(ours),
       bm25: figures(baseline),
@@ -156,9 +163,40 @@ export async function knownItemRun(
   }
 }
 
+/**
+ * Each chat's rank in SQLite FTS5's search for its title (an in-memory database of the SQLite
+ * peer's schema, the chats' messages without names, the title's words OR'ed, bm25, a
+ * conversation scored by the sum of its messages'); undefined when better-sqlite3 does not load.
+ */
+function ftsRanks(chats: readonly DevChat[]): (number | undefined)[] | undefined {
+  const loaded = loadSqlite();
+  if ('error' in loaded) return undefined;
+  const db = openPeer(loaded.Database, ':memory:');
+  try {
+    loadPeer(
+      db,
+      chats.map((chat, i) => ({
+        id: `chat-${i}`,
+        name: '',
+        fields: { id: `chat-${i}` },
+        messages: chat.messages.map((m, j) => ({ fields: { id: `chat-${i}-${j}` }, text: m.text })),
+      })),
+    );
+    const peer = peerQueries(db);
+    return chats.map((chat, i) => {
+      const at = peer.searchConversations(chat.title, TOP).iterable.findIndex((hit) => hit.identifier === `chat-${i}`);
+      return at === -1 ? undefined : at + 1;
+    });
+  } finally {
+    db.close();
+  }
+}
+
 /** Runs both runs on the chats in `file` and prints their table. */
 export async function searchQuality(file = devChats().file): Promise<void> {
   const chats = await readDevChats(file);
+  // FTS5 beside them when better-sqlite3 loads (built on demand), unless BENCH_SKIP=sqlite.
+  const ftsMissing = (process.env.BENCH_SKIP ?? '').split(',').includes('sqlite') ? 'left out (BENCH_SKIP=sqlite)' : await sqliteMissing();
   const results = [await knownItemRun(chats, false), await knownItemRun(chats, true)];
   const f = (x: number) => x.toFixed(3);
   console.log(
@@ -170,7 +208,23 @@ export async function searchQuality(file = devChats().file): Promise<void> {
     const met = r.ours.recall3 >= RECALL_3_TARGET ? 'met' : 'not met';
     console.log(`| ${r.label} | ours | ${f(r.ours.recall1)} | ${f(r.ours.recall3)} | ${f(r.ours.recall10)} | ${f(r.ours.mrr)} | ${met} |`);
     console.log(`| | plain BM25 | ${f(r.bm25.recall1)} | ${f(r.bm25.recall3)} | ${f(r.bm25.recall10)} | ${f(r.bm25.mrr)} | |`);
+    if (r.fts && !ftsMissing)
+      console.log(
+        `| | SQLite FTS5 (porter, words OR'ed, bm25) | ${f(r.fts.recall1)} | ${f(r.fts.recall3)} | ${f(r.fts.recall10)} | ${f(r.fts.mrr)} | |`,
+      );
   }
+  if (ftsMissing) console.log(`SQLite FTS5: ${ftsMissing}`);
+  const first = results[0]!;
+  if (first.fts && !ftsMissing)
+    recordTarget({
+      order: 52,
+      target: `known-item recall@3, ${chats.length} developer chats found by their titles (names empty)`,
+      ours: f(first.ours.recall3),
+      against: `SQLite FTS5 ${f(first.fts.recall3)} (plain BM25 ${f(first.bm25.recall3)})`,
+      ratio: first.fts.recall3 === 0 ? '—' : `×${(first.ours.recall3 / first.fts.recall3).toFixed(2)}`,
+      goal: 'above FTS5',
+      met: first.ours.recall3 > first.fts.recall3,
+    });
   for (const r of results) {
     const ratio = (a: number, b: number) => (b === 0 ? '—' : `×${(a / b).toFixed(2)}`);
     console.log(

@@ -32,15 +32,22 @@
  *    store, one with `searchIndex: true` and one with `false`, a fresh process each,
  *    SEARCH_WRITE_ROUNDS (4) rounds taking turns; ratio with / without, per round, then the
  *    median (target: within 10%).
- * 5. Known-item search on the devchats (bench/search-quality.ts).
+ * 5. The SQLite peer (bench/sqlite-peer.ts; skipped with a printed reason when better-sqlite3's
+ *    addon cannot be built, bench/sqlite-addon.ts): the same records in SQLite (a row per message,
+ *    FTS5 with the porter tokenizer), its file's size against the store's folder (index
+ *    included), and search in-process, ours (service.searchConversations / searchMessages,
+ *    transferables false) against FTS5's (the words OR'ed, bm25), each answer made JSON text, the
+ *    same SEARCH_QUERIES queries after a warm-up, a fresh process each, SEARCH_ROUNDS rounds taking
+ *    turns; medians of the rounds' p50 and p95.
+ * 6. Known-item search on the devchats (bench/search-quality.ts), FTS5's ranking beside ours.
  *
  * Env: SEARCH_CONVERSATIONS=10000, SEARCH_ROUNDS=3 (opens), SEARCH_WRITE_ROUNDS=4,
  * SEARCH_WRITE_SECONDS=3, SEARCH_WRITERS=50, SEARCH_QUERIES=300, SEARCH_DEVCHATS (the chats'
- * file), SEARCH_SKIP (comma-separated parts to leave out: latency, open, writes, quality).
+ * file), SEARCH_SKIP (comma-separated parts to leave out: latency, open, writes, sqlite, quality).
  * Quick run: SEARCH_CONVERSATIONS=1000 npm run bench:search
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cp, mkdtemp, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,9 +64,12 @@ import { conversationRecord } from '../src/testing/records.js';
 import { type Answer, send } from './http-client.js';
 import { devChats, skippedForData } from './outside-data.js';
 import { searchQuality } from './search-quality.js';
+import { loadSqlite, sqliteMissing } from './sqlite-addon.js';
+import { checkpoint, loadPeer, openPeer, peerQueries } from './sqlite-peer.js';
 import { percentile } from './stats.js';
 import { conversationId } from './store-format4.js';
 import { fixed, folderBytes, MB, median, ratio } from './store-run.js';
+import { printTargets, recordTarget, times } from './targets.js';
 import { type Chat, queries, readChats as readDevChatTexts, Texts } from './texts.js';
 
 const env = process.env;
@@ -71,7 +81,10 @@ const OPTIONS = {
   writeRounds: Number(env.SEARCH_WRITE_ROUNDS ?? 4),
   writers: Number(env.SEARCH_WRITERS ?? 50),
   queries: Number(env.SEARCH_QUERIES ?? 300),
-  skip: new Set((env.SEARCH_SKIP ?? '').split(',').filter(Boolean)),
+  // BENCH_SKIP=sqlite (npm run bench's) leaves the SQLite peer out here too.
+  skip: new Set(
+    [...(env.SEARCH_SKIP ?? '').split(','), ...((env.BENCH_SKIP ?? '').split(',').includes('sqlite') ? ['sqlite'] : [])].filter(Boolean),
+  ),
 };
 const MESSAGES_PER_CONVERSATION = 10;
 const BATCH = 200;
@@ -139,39 +152,49 @@ const messageId = (conversation: number, message: number) =>
   `00000002-0000-4000-8000-${(conversation * MESSAGES_PER_CONVERSATION + message).toString(16).padStart(12, '0')}`;
 const fileOf = (dir: string) => path.join(dir, 'db.json');
 
-async function buildChild(dir: string, count: number): Promise<void> {
+/** The store's conversations, BATCH at a time, the same in every process (the texts' seed is fixed). */
+function* devchatBatches(count: number): Generator<{ conversation: ConversationRecord; messages: MessageRecord[] }[]> {
   const texts = new Texts(readChats(), 1);
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let start = 0; start < count; start += BATCH) {
+    const batch: { conversation: ConversationRecord; messages: MessageRecord[] }[] = [];
+    for (let i = start; i < Math.min(count, start + BATCH); i++) {
+      const id = conversationId(i);
+      const chat = texts.chat();
+      const at = (second: number) => ({ value: new Date(base + i * 600_000 + second * 1000).toISOString() });
+      const messages: MessageRecord[] = Array.from({ length: MESSAGES_PER_CONVERSATION }, (_, m) => ({
+        id: messageId(i, m),
+        created: at(m),
+        updated: at(m),
+        conversation: id,
+        role: m % 2 === 0 ? 'USER' : 'ASSISTANT',
+        fragment: { string: { raw: texts.window(chat) } },
+        groundedConversations: [],
+      }));
+      const conversation: ConversationRecord = {
+        ...conversationRecord(id, chat.title),
+        created: at(0),
+        updated: at(MESSAGES_PER_CONVERSATION),
+        messages: messages.map((m) => m.id),
+      };
+      batch.push({ conversation, messages });
+    }
+    yield batch;
+  }
+}
+
+async function buildChild(dir: string, count: number): Promise<void> {
   const t0 = performance.now();
   const repository = await createJsonFileRepository({ file: fileOf(dir), durability: 'unsafe-no-fsync' });
-  const base = Date.parse('2026-01-01T00:00:00.000Z');
   let textChars = 0;
-  for (let start = 0; start < count; start += BATCH) {
+  for (const batch of devchatBatches(count)) {
     await repository.transact((tx) => {
-      for (let i = start; i < Math.min(count, start + BATCH); i++) {
-        const id = conversationId(i);
-        const chat = texts.chat();
-        const at = (second: number) => ({ value: new Date(base + i * 600_000 + second * 1000).toISOString() });
-        const messages: MessageRecord[] = Array.from({ length: MESSAGES_PER_CONVERSATION }, (_, m) => {
-          const raw = texts.window(chat);
-          textChars += raw.length;
-          return {
-            id: messageId(i, m),
-            created: at(m),
-            updated: at(m),
-            conversation: id,
-            role: m % 2 === 0 ? 'USER' : 'ASSISTANT',
-            fragment: { string: { raw } },
-            groundedConversations: [],
-          };
-        });
-        textChars += chat.title.length;
-        const conversation: ConversationRecord = {
-          ...conversationRecord(id, chat.title),
-          created: at(0),
-          updated: at(MESSAGES_PER_CONVERSATION),
-          messages: messages.map((m) => m.id),
-        };
-        for (const message of messages) tx.put('messages', message);
+      for (const { conversation, messages } of batch) {
+        for (const message of messages) {
+          textChars += message.fragment!.string!.raw!.length;
+          tx.put('messages', message);
+        }
+        textChars += conversation.name!.length;
         tx.put('conversations', conversation);
       }
     });
@@ -181,6 +204,77 @@ async function buildChild(dir: string, count: number): Promise<void> {
   const t1 = performance.now();
   await repository.close();
   print({ built: true, textChars, indexBytes, writtenMs, closeMs: performance.now() - t1 });
+}
+
+/** The SQLite peer's database of the same records (bench/sqlite-peer.ts): a row per message, FTS5 over the texts and names. */
+async function buildSqliteChild(file: string, count: number): Promise<void> {
+  const loaded = loadSqlite();
+  if ('error' in loaded) throw new Error(loaded.error);
+  const t0 = performance.now();
+  const db = openPeer(loaded.Database, file, { bulk: true });
+  for (const batch of devchatBatches(count))
+    loadPeer(
+      db,
+      batch.map(({ conversation, messages }) => {
+        const { messages: _ids, ...fields } = conversation;
+        return {
+          id: conversation.id,
+          name: conversation.name ?? '',
+          fields,
+          messages: messages.map(({ fragment, ...message }) => ({ fields: { ...message, fragment: {} }, text: fragment!.string!.raw! })),
+        };
+      }),
+    );
+  checkpoint(db);
+  db.close();
+  print({ built: true, writtenMs: performance.now() - t0 });
+}
+
+/**
+ * In-process search timing, ours or FTS5's: the same queries as over HTTP, after a warm-up, each
+ * answer made the JSON text an HTTP answer would send (default limit 20, transferables false).
+ */
+async function engineChild(kind: string, where: string): Promise<void> {
+  const chats = readChats();
+  let search: { conversations: (q: string) => Promise<string> | string; messages: (q: string) => Promise<string> | string };
+  let close: () => Promise<void> | void;
+  if (kind === 'ours') {
+    const repository = await createJsonFileRepository({ file: fileOf(where) });
+    await (repository.search as DeferredSearchIndex).ready;
+    const service = await createService({ repository, summarizer: createFakeSummarizer() });
+    const input = (query: string) => ({ engines: { iterable: [{ query }] } });
+    search = {
+      conversations: async (q) => JSON.stringify(await service.searchConversations(input(q), { transferables: false })),
+      messages: async (q) => JSON.stringify(await service.searchMessages(input(q), { transferables: false })),
+    };
+    close = () => service.close();
+  } else {
+    const loaded = loadSqlite();
+    if ('error' in loaded) throw new Error(loaded.error);
+    const db = openPeer(loaded.Database, where);
+    const peer = peerQueries(db);
+    search = { conversations: (q) => JSON.stringify(peer.searchConversations(q)), messages: (q) => JSON.stringify(peer.searchMessages(q)) };
+    close = () => db.close();
+  }
+  for (const query of queries(chats, 60, 99)) {
+    await search.conversations(query);
+    await search.messages(query);
+  }
+  const times = { conversations: [] as number[], messages: [] as number[] };
+  for (const query of queries(chats, OPTIONS.queries, 7)) {
+    for (const key of ['conversations', 'messages'] as const) {
+      const t0 = performance.now();
+      await search[key](query);
+      times[key].push(performance.now() - t0);
+    }
+  }
+  await close();
+  print({
+    conversationsP50: percentile(times.conversations, 0.5),
+    conversationsP95: percentile(times.conversations, 0.95),
+    messagesP50: percentile(times.messages, 0.5),
+    messagesP95: percentile(times.messages, 0.95),
+  });
 }
 
 async function openChild(dir: string, variant: string): Promise<void> {
@@ -492,9 +586,84 @@ async function writes(root: string, dir: string): Promise<void> {
   console.log(
     `Writes/s with the index / without, per round: ${ratios.map((x) => x.toFixed(2)).join(', ')}; median ×${r.toFixed(2)} (target ≥ ×${TARGETS.writes}: ${r >= TARGETS.writes ? 'met' : 'NOT met'}).`,
   );
+  recordTarget({
+    order: 32,
+    target: `durable createMessage with the search index, ${OPTIONS.writers} writers in-process (devchats texts)`,
+    ours: `${fixed(of('on', 'opsPerSecond'))}/s`,
+    against: `ours without the index ${fixed(of('off', 'opsPerSecond'))}/s`,
+    ratio: `×${r.toFixed(2)}`,
+    goal: `≥ ×${TARGETS.writes}`,
+    met: r >= TARGETS.writes,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------------------------
+// 5. The SQLite peer: disk, and search in-process.
+
+async function sqlitePeer(root: string, dir: string): Promise<void> {
+  const missing = await sqliteMissing();
+  if (missing) {
+    console.log(`\n5. The SQLite peer: ${missing}`);
+    return;
+  }
+  const file = path.join(root, 'sqlite', 'peer.db');
+  await mkdir(path.dirname(file), { recursive: true });
+  const [built] = await runChild(['build-sqlite', file, String(OPTIONS.conversations)], 900_000);
+  const peerBytes = await folderBytes(path.dirname(file));
+  const oursBytes = await folderBytes(dir);
+  const runs: { ours: Line; sqlite: Line }[] = [];
+  for (let round = 0; round < OPTIONS.rounds; round++) {
+    const order = round % 2 === 0 ? (['ours', 'sqlite'] as const) : (['sqlite', 'ours'] as const);
+    const pair: Partial<Record<'ours' | 'sqlite', Line>> = {};
+    for (const kind of order) {
+      const [line] = await runChild(['engine', kind === 'ours' ? dir : file, kind], 600_000);
+      pair[kind] = line!;
+      console.error(
+        `  search in-process, ${kind}: conversations p50 ${fixed(Number(line!.conversationsP50), 2)} / p95 ${fixed(Number(line!.conversationsP95), 2)} ms, messages ${fixed(Number(line!.messagesP50), 2)} / ${fixed(Number(line!.messagesP95), 2)} ms`,
+      );
+    }
+    runs.push(pair as { ours: Line; sqlite: Line });
+    console.error(`search round ${round + 1} of ${OPTIONS.rounds}`);
+  }
+  const of = (kind: 'ours' | 'sqlite', field: string) => median(runs.map((r) => Number(r[kind][field])));
+  console.log(
+    `\n5. The SQLite peer (better-sqlite3, WAL; a row per message, its text and its fields as JSON; FTS5 with the porter tokenizer over texts and names, its words OR'ed and ranked by bm25, a conversation scored by the sum of its messages'), the same ${OPTIONS.conversations} conversations (loaded in ${fixed(Number(built!.writtenMs) / 1000, 1)} s)`,
+  );
+  console.log(
+    `On disk: ours ${fixed(oursBytes / MB, 1)} MB (the store's folder, its search index included), SQLite ${fixed(peerBytes / MB, 1)} MB (its file, checkpointed, FTS5 included): ${ratio(oursBytes, peerBytes)}.`,
+  );
+  console.log(
+    `Search in-process, ${OPTIONS.queries} queries of 1–3 words (seed 7) after 60 others, default limit 20, each answer made JSON text: ours with transferables false, FTS5's ids and scores; a fresh process each, ${OPTIONS.rounds} rounds taking turns, medians`,
+  );
+  console.log('| search | ours p50 ms | ours p95 ms | FTS5 p50 ms | FTS5 p95 ms | p50 ours ÷ FTS5 | p95 ours ÷ FTS5 |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const key of ['conversations', 'messages'] as const) {
+    const [p50, p95, f50, f95] = [of('ours', `${key}P50`), of('ours', `${key}P95`), of('sqlite', `${key}P50`), of('sqlite', `${key}P95`)];
+    console.log(
+      `| ${key} | ${fixed(p50, 2)} | ${fixed(p95, 2)} | ${fixed(f50, 2)} | ${fixed(f95, 2)} | ${ratio(p50, f50)} | ${ratio(p95, f95)} |`,
+    );
+    recordTarget({
+      order: key === 'conversations' ? 50 : 51,
+      target: `search ${key}, p50 / p95, ${OPTIONS.conversations.toLocaleString('en-US')} conversations (in-process)`,
+      ours: `${fixed(p50, 1)} / ${fixed(p95, 1)} ms`,
+      against: `SQLite FTS5 ${fixed(f50, 1)} / ${fixed(f95, 1)} ms`,
+      ratio: `${times(p50, f50)} / ${times(p95, f95)}`,
+      goal: '≤ ×1.0 both',
+      met: p50 <= f50 && p95 <= f95,
+    });
+  }
+  recordTarget({
+    order: 60,
+    target: `on disk, ${OPTIONS.conversations.toLocaleString('en-US')} conversations × ${MESSAGES_PER_CONVERSATION} messages, index included`,
+    ours: `${fixed(oursBytes / MB, 1)} MB`,
+    against: `SQLite's file ${fixed(peerBytes / MB, 1)} MB`,
+    ratio: times(oursBytes, peerBytes),
+    goal: '≤ ×1.2',
+    met: oursBytes <= 1.2 * peerBytes,
+  });
+}
 
 async function main(): Promise<void> {
   const skip = (part: string) => OPTIONS.skip.has(part);
@@ -515,7 +684,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', interrupted);
   try {
     const dir = path.join(root, 'store');
-    if (!skip('latency') || !skip('open') || !skip('writes')) {
+    if (!skip('latency') || !skip('open') || !skip('writes') || !skip('sqlite')) {
       const t0 = performance.now();
       const [built] = await runChild(['build', dir, String(OPTIONS.conversations)], 900_000);
       const textChars = Number(built!.textChars);
@@ -525,8 +694,11 @@ async function main(): Promise<void> {
       if (!skip('latency')) await latency(dir, chats);
       if (!skip('open')) await openAndMemory(root, dir, textChars);
       if (!skip('writes')) await writes(root, dir);
+      if (!skip('sqlite')) await sqlitePeer(root, dir);
     }
     if (!skip('quality')) await searchQuality(DEVCHATS);
+    // Alone (`npm run bench:search`), it prints its rows of the targets table; under `npm run bench`, bench/index.ts does.
+    if (!env.BENCH_TARGETS_FILE) printTargets(undefined, 'Targets (issue 30) measured here');
   } finally {
     for (const child of live) child.kill('SIGKILL');
     await rm(root, { recursive: true, force: true });
@@ -540,6 +712,8 @@ async function child(args: string[]): Promise<void> {
     else if (mode === 'open') await openChild(dir, rest[0]!);
     else if (mode === 'serve') await serveChild(dir);
     else if (mode === 'writes') await writesChild(dir, rest[0]!, Number(rest[1]), Number(rest[2]));
+    else if (mode === 'build-sqlite') await buildSqliteChild(dir, Number(rest[0]));
+    else if (mode === 'engine') await engineChild(rest[0]!, dir);
     else throw new Error(`unknown mode ${mode}`);
   } catch (error) {
     print({ error: (error as Error).message });

@@ -41,7 +41,7 @@ it('skips the sections that need data kept outside the repository, saying what t
   const missing = path.join(await tempDir(), 'shared', 'data', 'devchats', 'dev.jsonl');
   const dialogues = path.join(path.dirname(missing), 'dialogsum.jsonl');
   const noPostgres = path.join(path.dirname(missing), 'no-postgresql-here');
-  const env = { SEARCH_DEVCHATS: missing, BENCH_SKIP: 'stores,index-size,streams,transfer', BENCH_PG_BIN: noPostgres };
+  const env = { SEARCH_DEVCHATS: missing, BENCH_SKIP: 'stores,open,index-size,streams,transfer', BENCH_PG_BIN: noPostgres };
   const [bench, attacks, quality, postgres] = await Promise.all([
     npmRun(['bench'], env),
     npmRun(['bench:attacks'], env),
@@ -51,16 +51,16 @@ it('skips the sections that need data kept outside the repository, saying what t
 
   expect(bench.code, bench.stderr).toBe(0);
   const lines = bench.stderr.trim().split('\n');
-  expect(lines[0]).toMatch(/^npm run bench: 10 sections, about .+ in all/);
-  expect(lines).toContain(`  [5/10] search (bench/search.ts): skipped, no developer chats at ${missing}`);
-  const searchLine = lines.find((line) => line.startsWith('[5/10] search'));
+  expect(lines[0]).toMatch(/^npm run bench: 11 sections, about .+ in all/);
+  expect(lines).toContain(`  [6/11] search, and FTS5 beside it (bench/search.ts): skipped, no developer chats at ${missing}`);
+  const searchLine = lines.find((line) => line.startsWith('[6/11] search'));
   expect(searchLine).toContain(`skipped, no developer chats at ${missing}. Provide `);
   expect(searchLine).toContain('../shared/data/devchats/dev.jsonl');
-  expect(lines.find((line) => line.startsWith('[6/10] attacks'))).toContain(`skipped, no developer chats at ${missing}. Provide `);
+  expect(lines.find((line) => line.startsWith('[7/11] attacks'))).toContain(`skipped, no developer chats at ${missing}. Provide `);
   const noPostgresLine = `skipped, PostgreSQL's binaries are not in ${noPostgres} (no initdb there)`;
-  expect(lines).toContain(`  [8/10] PostgreSQL beside the JSON-file store (bench/postgres.ts): ${noPostgresLine}`);
+  expect(lines).toContain(`  [9/11] PostgreSQL beside the JSON-file store (bench/postgres.ts): ${noPostgresLine}`);
   expect(lines).toContain(
-    `[8/10] PostgreSQL beside the JSON-file store (bench/postgres.ts): ${noPostgresLine}. Install PostgreSQL (apt-get install postgresql), or name its binaries' folder with BENCH_PG_BIN=<folder>.`,
+    `[9/11] PostgreSQL beside the JSON-file store (bench/postgres.ts): ${noPostgresLine}. Install PostgreSQL (apt-get install postgresql), or name its binaries' folder with BENCH_PG_BIN=<folder>.`,
   );
   expect(lines.at(-1)).toBe('npm run bench: done in 0 s.');
 
