@@ -84,8 +84,16 @@ async function main(): Promise<void> {
     console.error(`built ${COUNT} conversations × 20 messages in ${seconds(performance.now() - started)} s`);
 
     const source = await createService({ dataDir: from, summarizer: createFakeSummarizer() });
-    // The service's own: the store open, its first read done, garbage collected where it can be.
+    // The service's own: the store open, its first read and search done, and the work an open
+    // starts in the background over the whole store (the check of every message, the search
+    // index read back) finished: that grows with the store, and is not the export's.
     await source.listConversations({ limit: 1 });
+    await source.searchMessages({ engines: { iterable: [{ query: 'retry' }] } });
+    const checked = performance.now() + TIMEOUT_MS;
+    while ((await source.health()).store?.check.state === 'running') {
+      if (performance.now() > checked) throw new Error('the store check did not end within BENCH_TRANSFER_TIMEOUT_S');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     gc();
     const before = process.memoryUsage.rss();
     started = performance.now();
