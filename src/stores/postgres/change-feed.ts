@@ -182,13 +182,22 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
     const commits = this.#commits.splice(0);
     try {
       let readBack = false;
-      for (const { xid } of commits) {
+      const keys = new Set<string>();
+      for (const { xid, changes } of commits) {
         readBack ||= this.#committing.get(xid)?.readBack ?? true;
         this.#committing.delete(xid);
         this.#delivered.add(xid);
+        // Two of them wrote one record: they may have reached here out of their commit order.
+        for (const { collection, id } of changes) {
+          const key = `${collection}\u0000${id}`;
+          readBack ||= keys.has(key);
+          keys.add(key);
+        }
       }
       if (!readBack) {
-        for (const { changes } of commits) this.#emitter.emit(changes);
+        // Through #emitRead: a transaction of this process still committing that wrote one of
+        // these records may have committed before it, and must not deliver its older state after.
+        for (const { changes } of commits) this.#emitRead(changes);
       } else {
         const records = await this.#readBack(commits.flatMap(({ changes }) => changes));
         for (const { changes } of commits) {
@@ -234,8 +243,9 @@ export class PostgresChangeFeed implements ChangeFeed, CommitObserver {
   }
 
   /**
-   * Delivers a batch of records read back: a transaction of this process still to be delivered
-   * that wrote one of them will be read back too (its own state may be older than the one read).
+   * Delivers a batch (read back, or a transaction's own): a transaction of this process still to
+   * be delivered that wrote one of its records will be read back too (its own state may be older
+   * than the one delivered).
    */
   #emitRead(changes: readonly RecordChange[]): void {
     if (this.#committing.size > 0) {
