@@ -28,7 +28,10 @@ interface Unsaved {
 /** Messages read at once between two looks at the clock (see {@link MessageStore.getManyInSlices}). */
 const SLICE_BATCH = 256;
 
-/** Parsed messages kept after a read: a conversation read again soon is not parsed again. */
+/**
+ * Parsed messages kept after a read: a conversation read again soon is not parsed again. As many
+ * ids again are remembered as read once (see {@link MessageStore.#remember}).
+ */
 const CACHED_MESSAGES = 4096;
 
 const MAX_U32 = 0xffffffff;
@@ -60,6 +63,8 @@ export class MessageStore {
   readonly damage: DamageLog;
   readonly #unsaved = new Map<string, Unsaved>();
   readonly #cache = new Map<string, MessageRecord>();
+  /** Ids read once lately and not cached: the next read of one caches it. */
+  readonly #readOnce = new Set<string>();
   /**
    * Messages whose place came from a hint line that failed its checksum: the place may be what was
    * damaged, so a failed read of one names that line. Few (one line's worth), so a Map.
@@ -100,8 +105,7 @@ export class MessageStore {
 
   /**
    * The records of these ids, index for index; undefined where one is missing. DATA_DAMAGED when
-   * any is damaged on disk, naming every damaged one (the sound ones are remembered meanwhile:
-   * reading them again without the damaged ones costs nothing).
+   * any is damaged on disk, naming every damaged one.
    */
   getMany(ids: readonly string[]): (MessageRecord | undefined)[] {
     const damaged: DamagedRecord[] = [];
@@ -146,7 +150,7 @@ export class MessageStore {
         continue;
       }
       found[missing[j]!] = deepFreeze(record!);
-      this.#remember(id, found[missing[j]!]!);
+      this.#remember(id, found[missing[j]!]!, false);
     }
     return found;
   }
@@ -209,9 +213,21 @@ export class MessageStore {
     return { checked: ids.length, next };
   }
 
-  #remember(id: string, record: MessageRecord): void {
+  /**
+   * Caches `record`, dropping the least recently cached one when full. A record read from disk is
+   * cached on its second read only (`written` ones at once: they are about to be read): a scan that
+   * reads each message once (an export, a backup, a search's long answer) would otherwise push out
+   * the conversations being read again, and, every record it read living long enough to reach V8's
+   * old space, grow the heap by a hundred MiB before a full collection (an export of 200,000
+   * messages). Ids cost little to remember; records read once are left to the young generation.
+   */
+  #remember(id: string, record: MessageRecord, written: boolean): void {
     if (this.#cache.has(id)) this.#cache.delete(id);
-    else if (this.#cache.size >= CACHED_MESSAGES) this.#cache.delete(this.#cache.keys().next().value!);
+    else if (!written && !this.#readOnce.delete(id)) {
+      if (this.#readOnce.size >= CACHED_MESSAGES) this.#readOnce.delete(this.#readOnce.values().next().value!);
+      this.#readOnce.add(id);
+      return;
+    } else if (this.#cache.size >= CACHED_MESSAGES) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(id, record);
   }
 
@@ -362,7 +378,7 @@ export class MessageStore {
         this.index.delete(id);
       }
       this.#dropFrom(id, top, written);
-      if (top === written && written?.record) this.#remember(id, written.record);
+      if (top === written && written?.record) this.#remember(id, written.record, true);
     }
   }
 
