@@ -342,7 +342,8 @@ async function main(): Promise<void> {
       }
     }
 
-    const of = (variant: Variant, key: keyof Omit<Start, 'probes' | 'failedProbes' | 'searchHits'>) => median(starts.get(variant)!.map((s) => s[key]));
+    const of = (variant: Variant, key: keyof Omit<Start, 'probes' | 'failedProbes' | 'searchHits'>) =>
+      median(starts.get(variant)!.map((s) => s[key]));
     const probes = (variant: Variant) => starts.get(variant)!.flatMap((s) => s.probes);
     const failed = (variant: Variant) => starts.get(variant)!.reduce((sum, s) => sum + s.failedProbes, 0);
     console.log(
