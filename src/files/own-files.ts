@@ -11,18 +11,25 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 // and the check below refuses it. On a regular file the flag changes nothing.
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
+/**
+ * The flag that makes each write return only once its data is on disk (as a write then an
+ * fdatasync would, in one call), where the platform has it (not Windows): 0 elsewhere.
+ */
+export const SYNCED_WRITES: number = constants.O_DSYNC ?? 0;
+
 /** Where a store says what it did about an entry it found in its folder. */
 export type Warn = (message: string) => void;
 
 /**
  * Creates `file` for writing, as a new file of the store's own: never an entry that was there. One
  * found in its place (left by a crash, or planted) is removed first, with one log line; only the
- * entry goes (`unlink` removes a link, never its target).
+ * entry goes (`unlink` removes a link, never its target). `flags` are added to the open's (e.g.
+ * {@link SYNCED_WRITES}).
  */
-export async function createOwnFile(file: string, warn: Warn): Promise<FileHandle> {
+export async function createOwnFile(file: string, warn: Warn, flags = 0): Promise<FileHandle> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      return await open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | flags, 0o600);
     } catch (error) {
       // Twice in a row: something keeps putting it back; refused.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt === 2) throw error;
@@ -34,9 +41,10 @@ export async function createOwnFile(file: string, warn: Warn): Promise<FileHandl
 /**
  * Opens a file of the store's to append to, creating it if missing. A link, or anything but a
  * regular file of one name, is refused with an error naming it: appending would write elsewhere.
+ * `flags` are added to the open's (e.g. {@link SYNCED_WRITES}).
  */
-export async function openOwnFileToAppend(file: string): Promise<FileHandle> {
-  const handle = await open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600).catch((error: unknown) => {
+export async function openOwnFileToAppend(file: string, flags = 0): Promise<FileHandle> {
+  const handle = await open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | flags, 0o600).catch((error: unknown) => {
     throw refusedIfLink(file, error);
   });
   return checked(handle, file, { oneName: true });

@@ -21,7 +21,8 @@ export interface JsonFileRepositoryOptions {
    */
   readonly file: string;
   /**
-   * `'fsync'` (default): a write resolves once it is flushed to disk (fdatasync), shared by all
+   * `'fsync'` (default): a write resolves once it is flushed to disk (the journal is opened with
+   * O_DSYNC; fdatasync after each write where the platform lacks the flag), shared by all
    * writes waiting at that moment. `'unsafe-no-fsync'`: resolves once the OS has the data; faster,
    * but a power cut (not a process crash) can lose the last acknowledged writes.
    */
