@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -268,4 +269,42 @@ describe('JSON-file repository: journal and snapshot', () => {
     });
     await repository.close();
   });
+});
+
+describe('JSON-file repository: how writes reach the disk', () => {
+  /** The open flags of this process's descriptors of `file` (Linux's /proc), by descriptor. */
+  async function openFlags(file: string): Promise<number[]> {
+    const flags: number[] = [];
+    for (const fd of await readdir('/proc/self/fd')) {
+      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+      if (target !== file) continue;
+      const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+      const match = /^flags:\s+(\d+)/m.exec(info);
+      if (match) flags.push(Number.parseInt(match[1]!, 8));
+    }
+    return flags;
+  }
+  // The flag is how a durable write is on disk when the write returns; without it, an fdatasync
+  // follows each write (Windows). /proc is Linux's: elsewhere there is nothing to look at.
+  it.runIf(process.platform === 'linux')(
+    'writes the journal of a durable store through O_DSYNC, and of an unsafe-no-fsync one without it, across a rotation',
+    async () => {
+      for (const durability of ['fsync', 'unsafe-no-fsync'] as const) {
+        const file = freshFile();
+        const repository = await createJsonFileRepository({ file, durability, compactAfterBytes: 1 });
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('a')));
+        // compactAfterBytes 1: that write rotated the journal to its second file.
+        await repository.transact((tx) => tx.put('conversations', conversationRecord('b')));
+        const journals = (await readdir(path.dirname(file))).filter((name) => name.includes('.journal-')).sort();
+        const current = path.join(path.dirname(file), journals.at(-1)!);
+        const flags = await openFlags(current);
+        expect(flags).toHaveLength(1);
+        expect((flags[0]! & constants.O_DSYNC) !== 0).toBe(durability === 'fsync');
+        await repository.close();
+        const reopened = await createJsonFileRepository({ file });
+        expect((await reopened.read((view) => view.list('conversations'))).records.map((r) => r.id)).toEqual(['a', 'b']);
+        await reopened.close();
+      }
+    },
+  );
 });
