@@ -6,6 +6,17 @@ import { COLLECTION_NAMES, createJsonFileRepository, JSON_FILE_FORMAT_VERSION, t
 import { sampleRecord } from '../../src/testing/records.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
+// Set by the test of a migration that cannot be written: writing a compaction's message file fails.
+const failing = vi.hoisted(() => ({ messageFiles: false }));
+vi.mock('../../src/stores/json-file/compaction.js', async (importOriginal) => {
+  const compaction = await importOriginal<typeof import('../../src/stores/json-file/compaction.js')>();
+  return {
+    ...compaction,
+    writeMessageFiles: (...args: Parameters<typeof compaction.writeMessageFiles>) =>
+      failing.messageFiles ? Promise.reject(new Error('the disk failed')) : compaction.writeMessageFiles(...args),
+  };
+});
+
 const FIXTURE = path.join(import.meta.dirname, '..', 'fixtures', 'format-4');
 const FORMAT_5 = path.join(import.meta.dirname, '..', 'fixtures', 'format-5');
 
@@ -178,6 +189,35 @@ describe('JSON-file repository: upgrading a data folder of format 5 (no checksum
     const after = await everything(reopened);
     expect(after.messages).toEqual(expected.messages);
     expect((after.conversations as { name?: string }[])[0]!.name).toBe('Renamed after the migration');
+    await reopened.close();
+  });
+});
+
+describe('JSON-file repository: a migration that cannot be written', () => {
+  it('refuses to open, names why, leaves the folder as it was and its lock released', async () => {
+    const folder = await tempDir('cms-migrate-fails-');
+    const file = path.join(folder, 'db.json');
+    const store = await createJsonFileRepository({ file });
+    await store.transact(async (tx) => tx.put('tags', sampleRecord('tags', 't1')));
+    await store.close();
+    const { trash: _trash, ...format7 } = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...format7, version: 7 }));
+    // The migration's compaction cannot write its message file (a disk error, say).
+    failing.messageFiles = true;
+    try {
+      const warnings: string[] = [];
+      await expect(createJsonFileRepository({ file, logger: { warn: (message) => warnings.push(message) } })).rejects.toThrow(
+        /Could not migrate .* it was left as it was/,
+      );
+      expect(warnings.join('\n')).toMatch(/Could not write the snapshot .*the disk failed/);
+    } finally {
+      failing.messageFiles = false;
+    }
+    expect(JSON.parse(await readFile(file, 'utf8')).version).toBe(7);
+    expect((await readdir(folder)).filter((name) => name.endsWith('.lock'))).toEqual([]);
+    // Once the disk works, the next open migrates it.
+    const reopened = await createJsonFileRepository({ file });
+    expect((await everything(reopened)).tags).toMatchObject([{ id: 't1' }]);
     await reopened.close();
   });
 });

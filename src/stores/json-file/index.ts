@@ -114,6 +114,10 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     logger,
   });
 
+  // Every message read and held to its checksum, in the background: damage is found and said now,
+  // not when someone reads it. Started once a migration is done (a failed one closes without it).
+  let check: StoreCheck | undefined;
+
   // A store of an older version is migrated now, once, by a compaction: the messages of version 4
   // go to a message file; those of version 5 get their checksums (every one is read); its
   // snapshot stays as the backup until the next compaction.
@@ -128,9 +132,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
   // were written gets its id on disk at once, or its search index would not be trusted next time.
   else if (committer.seq > files.snapshotSeq || store.idIsNew) void compactor.compact();
 
-  // Every message read and held to its checksum, in the background: damage is found and said now,
-  // not when someone reads it.
-  const check = new StoreCheck(messages, logger);
+  const storeCheck = (check = new StoreCheck(messages, logger));
 
   async function close(): Promise<void> {
     if (closed) return;
@@ -144,7 +146,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     await writer.close();
     // A build of the index still reading messages finishes before their files close, and so does the check.
     await searchFile?.settled();
-    await check.stop();
+    await check?.stop();
     messages.reader.close();
     await store.lock.release();
   }
@@ -155,7 +157,7 @@ export async function createJsonFileRepository(options: JsonFileRepositoryOption
     },
     ...(search ? { search } : {}),
     changes: feed,
-    health: () => ({ check: check.progress, damaged: messages.damage.files() }),
+    health: () => ({ check: storeCheck.progress, damaged: messages.damage.files() }),
     transact: (fn) => committer.transact(fn),
     async backup(folder) {
       usable();
