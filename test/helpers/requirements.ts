@@ -62,7 +62,7 @@ export const CHROMIUM: Requirement = {
 export const PROC: Requirement = {
   what: 'Linux /proc',
   usedBy:
-    'test/start.test.ts, test/runtimes/openai-bounds-process.test.ts, test/storage/lock-identity.test.ts (a process’s children, memory, state)',
+    'test/start.test.ts, test/runtimes/openai-bounds-process.test.ts, test/storage/lock-identity.test.ts, test/storage/durability.test.ts (a process’s children, memory, state, open files)',
   provide: 'run the tests on Linux',
   missing: () => (existsSync('/proc/self/status') ? undefined : 'this system has no /proc (Linux) to read processes from'),
 };

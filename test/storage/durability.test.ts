@@ -6,6 +6,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_NAMES, createJsonFileRepository, createService, JSON_FILE_FORMAT_VERSION, type Repository } from '../../src/index.js';
 import { conversationRecord, messageRecord } from '../helpers/records.js';
+import { needs, PROC, unmet } from '../helpers/requirements.js';
 import { said, seeds, steppingClock } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -285,9 +286,10 @@ describe('JSON-file repository: how writes reach the disk', () => {
     return flags;
   }
   // The flag is how a durable write is on disk when the write returns; without it, an fdatasync
-  // follows each write (Windows). /proc is Linux's: elsewhere there is nothing to look at.
-  it.runIf(process.platform === 'linux')(
+  // follows each write (Windows). The open flags are read from Linux's /proc.
+  it(
     'writes the journal of a durable store through O_DSYNC, and of an unsafe-no-fsync one without it, across a rotation',
+    needs(unmet(PROC)),
     async () => {
       for (const durability of ['fsync', 'unsafe-no-fsync'] as const) {
         const file = freshFile();
