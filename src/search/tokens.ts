@@ -42,7 +42,7 @@ export function uncachedTermOf(lower: string): string {
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 
 /** 1: a-z, 2: A-Z, 3: 0-9, 4: `_`, 0: anything else of ASCII. */
-const ASCII_CLASS = new Uint8Array(128);
+export const ASCII_CLASS = new Uint8Array(128);
 for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = 1;
 for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = 2;
 for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = 3;
@@ -64,19 +64,30 @@ export function forEachWord(text: string, visit: (start: number, end: number) =>
       continue;
     }
     const start = i;
-    const unspaced = isUnspaced(text.codePointAt(i)!);
-    i += first;
-    while (i < length) {
-      const size = wordCharAt(text, i);
-      if (size === 0 || (size === 2 || text.charCodeAt(i) >= 128 ? isUnspaced(text.codePointAt(i)!) : false) !== unspaced) break;
-      i += size;
-    }
+    i = wordEnd(text, start, first);
     visit(start, i);
   }
 }
 
+/**
+ * Where the word starting at `start` ends, its first character being `first` UTF-16 units long
+ * (see {@link wordCharAt}). The one rule for where a word ends: {@link forEachWord} and the
+ * indexing's own scan (word-lists.ts) both ask it.
+ */
+export function wordEnd(text: string, start: number, first: number): number {
+  const length = text.length;
+  const unspaced = isUnspaced(text.codePointAt(start)!);
+  let i = start + first;
+  while (i < length) {
+    const size = wordCharAt(text, i);
+    if (size === 0 || (size === 2 || text.charCodeAt(i) >= 128 ? isUnspaced(text.codePointAt(i)!) : false) !== unspaced) break;
+    i += size;
+  }
+  return i;
+}
+
 /** The UTF-16 units of the letter, digit or underscore at `i` (2 for one beyond the BMP), or 0 for anything else. */
-function wordCharAt(text: string, i: number): number {
+export function wordCharAt(text: string, i: number): number {
   const code = text.charCodeAt(i);
   if (code < 128) return ASCII_CLASS[code] === 0 ? 0 : 1;
   if (code >= 0xd800 && code <= 0xdbff) return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(i)!)) ? 2 : 0;

@@ -1,4 +1,8 @@
-import { forEachWord } from './tokens.js';
+import { ASCII_CLASS, type forEachWord, wordCharAt, wordEnd } from './tokens.js';
+
+/** FNV-1a, 32 bits, over UTF-16 code units. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 
 /** Words remembered at most; past it the cache starts again (the common words come back at once). */
 const WORDS = 1 << 16;
@@ -24,27 +28,65 @@ export class WordLists {
 
   constructor(private readonly resolve: (word: string) => readonly number[]) {}
 
-  /** Calls `visit` with the list of each term of `text`, in order (a list as often as its term occurs). */
+  /**
+   * Calls `visit` with the list of each term of `text`, in order (a list as often as its term
+   * occurs). The words are those {@link forEachWord} finds, found by a scan of its own that hashes
+   * a run of ASCII (most of a chat) as it reads it: one pass over the text instead of two, a
+   * quarter off the cost of indexing a message. Where a word meets a character beyond ASCII,
+   * `wordEnd` (forEachWord's rule) says where it ends.
+   */
   forEachList(text: string, visit: (list: number) => void): void {
-    forEachWord(text, (start, end) => {
-      let hash = 0x811c9dc5;
-      for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-      hash >>>= 0;
-      let entry = this.#find(text, start, end, hash);
-      if (entry === undefined) {
-        const word = text.slice(start, end);
-        const lists = this.resolve(word);
-        // A long run of Chinese (its lists are its pairs of characters) is not worth remembering.
-        if (lists.length > 255) {
-          for (const list of lists) visit(list);
-          return;
+    const length = text.length;
+    let i = 0;
+    while (i < length) {
+      const start = i;
+      let code = text.charCodeAt(i);
+      let hash = FNV_OFFSET;
+      if (code < 128) {
+        if (ASCII_CLASS[code] === 0) {
+          i++;
+          continue;
         }
-        entry = this.#add(word, hash, lists);
+        hash = Math.imul(hash ^ code, FNV_PRIME);
+        for (i++; i < length; i++) {
+          code = text.charCodeAt(i);
+          if (code >= 128 || ASCII_CLASS[code] === 0) break;
+          hash = Math.imul(hash ^ code, FNV_PRIME);
+        }
+        // A letter beyond ASCII may carry the word on (`café`).
+        if (i < length && code >= 128) {
+          const end = wordEnd(text, start, 1);
+          for (; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+        }
+      } else {
+        const first = wordCharAt(text, i);
+        if (first === 0) {
+          i++;
+          continue;
+        }
+        const end = wordEnd(text, start, first);
+        for (; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
       }
-      const from = this.#start[entry]!;
-      const to = from + this.#count[entry]!;
-      for (let i = from; i < to; i++) visit(this.#lists[i]!);
-    });
+      this.#visitWord(text, start, i, hash >>> 0, visit);
+    }
+  }
+
+  /** Visits the lists of the word `text[start, end)` (of FNV-1a hash `hash`): remembered, or resolved and remembered. */
+  #visitWord(text: string, start: number, end: number, hash: number, visit: (list: number) => void): void {
+    let entry = this.#find(text, start, end, hash);
+    if (entry === undefined) {
+      const word = text.slice(start, end);
+      const lists = this.resolve(word);
+      // A long run of Chinese (its lists are its pairs of characters) is not worth remembering.
+      if (lists.length > 255) {
+        for (const list of lists) visit(list);
+        return;
+      }
+      entry = this.#add(word, hash, lists);
+    }
+    const from = this.#start[entry]!;
+    const to = from + this.#count[entry]!;
+    for (let i = from; i < to; i++) visit(this.#lists[i]!);
   }
 
   /** Forgets every word (the list numbers changed: a compaction renumbered them). */
