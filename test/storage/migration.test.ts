@@ -32,16 +32,20 @@ const withEveryCollection = (expected: Record<string, any>): Record<string, any>
   ...expected,
 });
 
+/** A folder as release 7 wrote it (version 7, no trash collection), holding tag `t1`; answers its db.json. */
+async function format7Folder(prefix: string): Promise<string> {
+  const file = path.join(await tempDir(prefix), 'db.json');
+  const store = await createJsonFileRepository({ file });
+  await store.transact(async (tx) => tx.put('tags', sampleRecord('tags', 't1')));
+  await store.close();
+  const { trash: _trash, ...format7 } = JSON.parse(await readFile(file, 'utf8'));
+  await writeFile(file, JSON.stringify({ ...format7, version: 7 }));
+  return file;
+}
+
 describe('JSON-file repository: upgrading a data folder of format 7 (before the trash)', () => {
   it('opens it with the trash empty, keeps every record, and writes format 8', async () => {
-    const folder = await tempDir('cms-migrate7-');
-    const file = path.join(folder, 'db.json');
-    const store = await createJsonFileRepository({ file });
-    await store.transact(async (tx) => tx.put('tags', sampleRecord('tags', 't1')));
-    await store.close();
-    // What release 7 wrote: version 7, and no trash collection.
-    const { trash: _trash, ...format7 } = JSON.parse(await readFile(file, 'utf8'));
-    await writeFile(file, JSON.stringify({ ...format7, version: 7 }));
+    const file = await format7Folder('cms-migrate7-');
 
     const reopened = await createJsonFileRepository({ file });
     const records = await everything(reopened);
@@ -195,13 +199,8 @@ describe('JSON-file repository: upgrading a data folder of format 5 (no checksum
 
 describe('JSON-file repository: a migration that cannot be written', () => {
   it('refuses to open, names why, leaves the folder as it was and its lock released', async () => {
-    const folder = await tempDir('cms-migrate-fails-');
-    const file = path.join(folder, 'db.json');
-    const store = await createJsonFileRepository({ file });
-    await store.transact(async (tx) => tx.put('tags', sampleRecord('tags', 't1')));
-    await store.close();
-    const { trash: _trash, ...format7 } = JSON.parse(await readFile(file, 'utf8'));
-    await writeFile(file, JSON.stringify({ ...format7, version: 7 }));
+    const file = await format7Folder('cms-migrate-fails-');
+    const folder = path.dirname(file);
     // The migration's compaction cannot write its message file (a disk error, say).
     failing.messageFiles = true;
     try {
