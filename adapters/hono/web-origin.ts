@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { ServerResponse } from 'node:http';
+import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { ServiceError } from '../../src/index.js';
 import type { RouterEnv } from './errors.js';
@@ -42,21 +43,16 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
 
   const refusal = hostAndOriginCheck(options);
 
-  const guard: MiddlewareHandler<RouterEnv> = async (c, next) => {
+  // Synchronous: one frame less on every request; a refusal thrown here reaches the router's onError.
+  const guard: MiddlewareHandler<RouterEnv> = (c, next) => {
+    setPageSafetyHeaders(c);
     const refused = refusal(
       (name) => c.req.header(name),
       c.req.method,
       () => new URL(c.req.url).host,
     );
     if (refused) throw refused;
-    // No page may frame an answer or run one as a script. Set before the handler answers, so the
-    // answer is made with them: a header added to a finished answer costs @hono/node-server its
-    // fast path (the body then goes through a web stream). That is why these three are not hono's
-    // `secure-headers`: it sets its headers after `await next()`, on the finished answer.
-    c.header('X-Frame-Options', 'DENY');
-    c.header('Content-Security-Policy', "frame-ancestors 'none'");
-    c.header('X-Content-Type-Options', 'nosniff');
-    await next();
+    return next();
   };
 
   const corsForAllowed = cors({
@@ -74,6 +70,31 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
   const middlewares = [guard, corsForPages];
   if (options.token !== undefined) middlewares.push(requireToken(options.token));
   return middlewares;
+}
+
+/** On every answer, refusals too: no page may frame one or run one as a script. */
+const PAGE_SAFETY_HEADERS: readonly (readonly [string, string])[] = [
+  ['X-Frame-Options', 'DENY'],
+  ['Content-Security-Policy', "frame-ancestors 'none'"],
+  ['X-Content-Type-Options', 'nosniff'],
+];
+
+/**
+ * Sets {@link PAGE_SAFETY_HEADERS} before the route answers. Under @hono/node-server they go on
+ * Node's response, which merges them into whatever answer is written (errors and streams too):
+ * set with `c.header`, they would make Hono hold the answer's headers in a web `Headers` object,
+ * which the server then copies and sorts on every request, about a tenth of a cached read's cost.
+ * Elsewhere (`router.request()`, other runtimes) `c.header` it is. Not hono's `secure-headers`:
+ * it sets its headers after `await next()`, on the finished answer, which costs @hono/node-server
+ * its fast path (the body then goes through a web stream).
+ */
+function setPageSafetyHeaders(c: Context<RouterEnv>): void {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing && typeof outgoing.setHeader === 'function') {
+    for (const [name, value] of PAGE_SAFETY_HEADERS) outgoing.setHeader(name, value);
+  } else {
+    for (const [name, value] of PAGE_SAFETY_HEADERS) c.header(name, value);
+  }
 }
 
 /**

@@ -7,11 +7,13 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createHonoRouter, type HonoRouterOptions } from '../../adapters/hono/index.js';
+import { startHttpServer } from '../../adapters/hono/serve.js';
 import { type Answer, answerOf, expectError, httpClient, stateOf } from '../helpers/http.js';
 import { conversationWith, said, seeds, serviceForTest } from '../helpers/service.js';
 
 const EXTENSION = 'chrome-extension://abcdefghijklmnop';
 const TOKEN = 'correct horse battery staple';
+const PAGE_SAFETY = ['x-frame-options', 'content-security-policy', 'x-content-type-options'];
 
 /** A service with one record of each kind, and its router with `options`. */
 async function setUp(options: HonoRouterOptions = {}) {
@@ -83,6 +85,35 @@ describe('web-origin defences, on by default', () => {
   it('serves programs on this machine: loopback hosts with any port, no Origin', async () => {
     for (const host of ['127.0.0.1:39300', 'localhost:1234', 'LOCALHOST', '127.0.0.2', '[::1]:39300', 'app.localhost:8080']) {
       await expectEveryRouteServed(context, { host });
+    }
+  });
+
+  it('answers every route, its refusals and an unknown path with the page-safety headers, over a real server', async () => {
+    // Over Node's own server: there the headers are set on its response object, not by Hono.
+    const server = await startHttpServer(context.service, { port: 0, host: '127.0.0.1', keepAliveTimeoutMs: 500, shutdownGraceMs: 1_000 });
+    try {
+      const sent = async (route: { method: string; url: string }, headers: Record<string, string> = {}) => {
+        const post = route.method === 'POST';
+        const answer = await fetch(`${server.url}${route.url}`, {
+          method: route.method,
+          headers: { ...(post ? { 'content-type': 'application/json' } : {}), ...headers },
+          ...(post ? { body: '{}' } : {}),
+        });
+        await answer.arrayBuffer();
+        return { route, status: answer.status, ...Object.fromEntries(PAGE_SAFETY.map((name) => [name, answer.headers.get(name)])) };
+      };
+      const expected = {
+        'x-frame-options': 'DENY',
+        'content-security-policy': "frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+      };
+      for (const route of context.routes) {
+        expect(await sent(route)).toMatchObject({ route, ...expected });
+        expect(await sent(route, { origin: 'https://attacker.example' })).toMatchObject({ route, status: 403, ...expected });
+      }
+      expect(await sent({ method: 'GET', url: '/no/such/route' })).toMatchObject({ status: 404, ...expected });
+    } finally {
+      await server.close();
     }
   });
 
