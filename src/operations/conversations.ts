@@ -146,9 +146,9 @@ export async function getConversationJsonPieces(
       const snapshot = await conversationSnapshot(view, stamps.conversation);
       if (stamps.conversation.messages.length > SLICED_RENDER_MESSAGES) return snapshot;
       const json = conversationJson(snapshot, render);
-      // An answer that left damaged messages out is not kept: each read tries them again.
-      if (snapshot.skipped.length === 0) ctx.conversationJson.set(stamps, rendering, { json }, cache);
-      return json;
+      // An answer that left damaged messages out is not kept: each read tries them again. One
+      // kept is answered as the bytes it is kept as, encoded once.
+      return (snapshot.skipped.length === 0 && ctx.conversationJson.set(stamps, rendering, { json }, cache)) || json;
     });
     if (!(answer instanceof ConversationSnapshot)) return answer;
     return jsonChunks(await renderConversationInSlices(answer, render));
@@ -196,8 +196,8 @@ export async function listConversationMessagesJsonPieces(
       // Kept with the stamps of the page's own messages only: a hit then checks as many as it shows.
       const shown = pageIndices(stamps.messages, range);
       const pageStamps = { ...stamps, messageIds: shown.map((i) => stamps.messageIds[i]!), messages: shown.map((i) => stamps.messages[i]) };
-      if (snapshot.skipped.length === 0) ctx.conversationJson.set(pageStamps, rendering, rendered, cache);
-      return { text: rendered.json, ...(rendered.next === undefined ? {} : { next: rendered.next }) };
+      const text = (snapshot.skipped.length === 0 && ctx.conversationJson.set(pageStamps, rendering, rendered, cache)) || rendered.json;
+      return { text, ...(rendered.next === undefined ? {} : { next: rendered.next }) };
     });
     if (!(answer instanceof ConversationSnapshot)) return answer;
     const messages = await renderMessagesInSlices(answer, page);

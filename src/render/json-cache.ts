@@ -228,24 +228,30 @@ export class ConversationJsonCache {
 
   /**
    * Keeps `answer` (its `rendering`, see {@link get}), rendered from the records whose stamps (read
-   * before them) are `stamps`, in the render `render` (see {@link begin}).
+   * before them) are `stamps`, in the render `render` (see {@link begin}). Answers the UTF-8 bytes
+   * it keeps, for the caller to send rather than the text: an answer is encoded once, here or by
+   * the transport. Whether it is kept is decided before it is encoded, so an answer refused (a
+   * conversation read once, while the cache is full) is not encoded twice.
    */
-  set(stamps: ConversationStamps, rendering: string, answer: RenderedJson, render: Render): void {
-    if (render.stale || stamps.version === undefined || render.conversation !== stamps.conversation.id) return;
+  set(stamps: ConversationStamps, rendering: string, answer: RenderedJson, render: Render): Uint8Array | undefined {
+    if (render.stale || stamps.version === undefined || render.conversation !== stamps.conversation.id) return undefined;
     const check: Check = {
       messageIds: stamps.messageIds,
       annotationIds: stamps.conversation.annotations,
       ...(this.#local ? {} : { stamps: { version: stamps.version, messages: stamps.messages, annotations: stamps.annotations } }),
     };
-    // Encoded into a buffer of its own: a small Buffer.from would share (and keep alive) a pooled 8 KiB slab.
-    const kept: CachedJson = { bytes: ENCODER.encode(answer.json), ...(answer.next === undefined ? {} : { next: answer.next }) };
-    const bytes = costOf(check, kept);
-    if (bytes > this.maxBytes) return;
     const id = stamps.conversation.id;
     const key = `${rendering}|${id}`;
     const previous = this.#entries.get(key);
+    // Its length in UTF-16 units: no more than its size in bytes (the same when it is ASCII).
+    const atLeast = costOf(check, answer.json.length);
+    if (atLeast > this.maxBytes) return undefined;
+    if (!previous && this.#bytes + atLeast > this.maxBytes && !this.#admit(key)) return undefined;
+    // Encoded into a buffer of its own: a small Buffer.from would share (and keep alive) a pooled 8 KiB slab.
+    const kept: CachedJson = { bytes: ENCODER.encode(answer.json), ...(answer.next === undefined ? {} : { next: answer.next }) };
+    const bytes = costOf(check, kept.bytes.byteLength);
+    if (bytes > this.maxBytes) return undefined;
     if (previous) this.#remove(key, previous);
-    else if (this.#bytes + bytes > this.maxBytes && !this.#admit(key)) return;
     this.#seenOnce.delete(key);
     this.#entries.set(key, { conversation: id, check, answer: kept, bytes, placed: ++this.#reads });
     const keys = this.#keys.get(id);
@@ -256,6 +262,7 @@ export class ConversationJsonCache {
       if (this.#bytes <= this.maxBytes) break;
       this.#remove(oldest, entry);
     }
+    return kept.bytes;
   }
 
   /** Drops what a committed batch makes stale: the entries of every conversation it touches. */
@@ -326,9 +333,9 @@ export class ConversationJsonCache {
  * What an entry counts against the byte budget: its bytes, and the stamps it keeps to be checked
  * (a number each; the ids are the conversation's own lists, or a page's few).
  */
-function costOf(check: Check, answer: CachedJson): number {
+function costOf(check: Check, answerBytes: number): number {
   const stamps = check.stamps ? check.stamps.messages.length + check.stamps.annotations.length : 0;
-  return answer.bytes.byteLength + 8 * stamps;
+  return answerBytes + 8 * stamps;
 }
 
 function sameStamps(now: readonly (number | undefined)[], then: readonly (number | undefined)[]): boolean {

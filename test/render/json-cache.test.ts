@@ -126,6 +126,20 @@ describe('ConversationJsonCache', () => {
     expect(textOf(await roomy.get(v, 'c-long', 'f'))).toBe('x'.repeat(100));
   });
 
+  it('hands back the UTF-8 bytes it keeps, to be sent as they are, and nothing when it keeps nothing', async () => {
+    const { view } = await storeOf(1);
+    const v = await view();
+    const stamps = (await readStamps(v, 'c-0'))!;
+    // Five characters of two bytes each: 10 bytes, the whole budget; six are 12, over it, though
+    // their 6 characters would fit.
+    const cache = new ConversationJsonCache(10);
+    const kept = cache.set(stamps, 'f', { json: 'é'.repeat(5) }, cache.begin('c-0'));
+    expect(Buffer.from(kept!).toString()).toBe('é'.repeat(5));
+    expect(textOf(await cache.get(v, 'c-0', 'f'))).toBe('é'.repeat(5));
+    expect(cache.set(stamps, 'f', { json: 'é'.repeat(6) }, cache.begin('c-0'))).toBeUndefined();
+    expect(textOf(await cache.get(v, 'c-0', 'f'))).toBe('é'.repeat(5));
+  });
+
   it('keeps nothing with a budget of 0, or larger than its budget', async () => {
     const { view } = await storeOf(1);
     const v = await view();

@@ -64,10 +64,19 @@ export class MessageIndex {
   location(id: string): Location | undefined {
     const slot = this.#slotOf(id);
     if (slot === undefined) return undefined;
-    return this.#locationAt(slot);
+    return this.locationAt(slot);
   }
 
-  #locationAt(slot: number): Location {
+  /**
+   * The slot of message `id`: a small number that stays its own while it is in the files (a slot
+   * is given to another message only after this one is deleted). Undefined when it is not in the files.
+   */
+  slotOf(id: string): number | undefined {
+    return this.#slotOf(id);
+  }
+
+  /** Where the message of slot `slot` (see {@link slotOf}) is. */
+  locationAt(slot: number): Location {
     return { file: this.#file[slot]!, offset: this.#offset[slot]!, length: this.#length[slot]!, crc: this.#crc[slot]! };
   }
 
@@ -150,7 +159,7 @@ export class MessageIndex {
       const id = this.#ids[slot];
       if (id === undefined) continue;
       ids.push(id);
-      locations.push(this.#locationAt(slot));
+      locations.push(this.locationAt(slot));
     }
     return { ids, locations, next: end < this.#ids.length ? end : 0 };
   }

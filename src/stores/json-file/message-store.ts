@@ -30,7 +30,7 @@ const SLICE_BATCH = 256;
 
 /**
  * Parsed messages kept after a read: a conversation read again soon is not parsed again. As many
- * ids again are remembered as read once (see {@link MessageStore.#remember}).
+ * again are remembered as read once (see {@link MessageStore.#secondRead}); a power of two.
  */
 const CACHED_MESSAGES = 4096;
 
@@ -63,8 +63,14 @@ export class MessageStore {
   readonly damage: DamageLog;
   readonly #unsaved = new Map<string, Unsaved>();
   readonly #cache = new Map<string, MessageRecord>();
-  /** Ids read once lately and not cached: the next read of one caches it. */
-  readonly #readOnce = new Set<string>();
+  /**
+   * Messages read once lately and not cached, by keydir slot: cell `slot % CACHED_MESSAGES` holds
+   * `slot + 1`. The next read of one caches it. A filter, not a Set of ids: a read spread over more
+   * messages than the cache holds (every conversation in turn) would otherwise add and evict an id
+   * of the Set per message read, a tenth of the read's cost. Two messages that share a cell
+   * forget each other, as a Set of that size would forget the older one.
+   */
+  readonly #readOnce = new Int32Array(CACHED_MESSAGES);
   /**
    * Messages whose place came from a hint line that failed its checksum: the place may be what was
    * damaged, so a failed read of one names that line. Few (one line's worth), so a Map.
@@ -119,6 +125,7 @@ export class MessageStore {
     const found: (MessageRecord | undefined)[] = new Array(ids.length);
     const missing: number[] = [];
     const locations: Location[] = [];
+    const slots: number[] = [];
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       const unsaved = this.#unsaved.get(id);
@@ -131,10 +138,11 @@ export class MessageStore {
         found[i] = cached;
         continue;
       }
-      const location = this.index.location(id);
-      if (!location) continue;
+      const slot = this.index.slotOf(id);
+      if (slot === undefined) continue;
       missing.push(i);
-      locations.push(location);
+      locations.push(this.index.locationAt(slot));
+      slots.push(slot);
     }
     if (missing.length === 0) return found;
     const { values, problems } = this.reader.read(locations, this.#checksums);
@@ -150,7 +158,7 @@ export class MessageStore {
         continue;
       }
       found[missing[j]!] = deepFreeze(record!);
-      this.#remember(id, found[missing[j]!]!, false);
+      if (this.#secondRead(slots[j]!)) this.#remember(id, found[missing[j]!]!);
     }
     return found;
   }
@@ -214,20 +222,28 @@ export class MessageStore {
   }
 
   /**
-   * Caches `record`, dropping the least recently cached one when full. A record read from disk is
-   * cached on its second read only (`written` ones at once: they are about to be read): a scan that
-   * reads each message once (an export, a backup, a search's long answer) would otherwise push out
-   * the conversations being read again, and, every record it read living long enough to reach V8's
-   * old space, grow the heap by a hundred MiB before a full collection (an export of 200,000
-   * messages). Ids cost little to remember; records read once are left to the young generation.
+   * Whether the message of keydir slot `slot`, just read from disk, was read once lately (and is
+   * now to be cached); if not, it is remembered as read once. A record read from disk is cached on
+   * its second read only (written ones at once: they are about to be read): a scan that reads each
+   * message once (an export, a backup, a search's long answer) would otherwise push out the
+   * conversations being read again, and, every record it read living long enough to reach V8's old
+   * space, grow the heap by a hundred MiB before a full collection (an export of 200,000 messages).
+   * Records read once are left to the young generation.
    */
-  #remember(id: string, record: MessageRecord, written: boolean): void {
+  #secondRead(slot: number): boolean {
+    const cell = slot & (CACHED_MESSAGES - 1);
+    if (this.#readOnce[cell] === slot + 1) {
+      this.#readOnce[cell] = 0;
+      return true;
+    }
+    this.#readOnce[cell] = slot + 1;
+    return false;
+  }
+
+  /** Caches `record`, dropping the least recently cached one when full. */
+  #remember(id: string, record: MessageRecord): void {
     if (this.#cache.has(id)) this.#cache.delete(id);
-    else if (!written && !this.#readOnce.delete(id)) {
-      if (this.#readOnce.size >= CACHED_MESSAGES) this.#readOnce.delete(this.#readOnce.values().next().value!);
-      this.#readOnce.add(id);
-      return;
-    } else if (this.#cache.size >= CACHED_MESSAGES) this.#cache.delete(this.#cache.keys().next().value!);
+    else if (this.#cache.size >= CACHED_MESSAGES) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(id, record);
   }
 
@@ -378,7 +394,7 @@ export class MessageStore {
         this.index.delete(id);
       }
       this.#dropFrom(id, top, written);
-      if (top === written && written?.record) this.#remember(id, written.record, true);
+      if (top === written && written?.record) this.#remember(id, written.record);
     }
   }
 
