@@ -51,8 +51,12 @@ export function handlerOf(route: Route, service: Service): Handler<RouterEnv> {
   const answer = answerOf(route) as (c: Context<RouterEnv>, value: unknown) => Response;
   if (statuses === undefined) return async (c) => answer(c, await call(service, c));
   return async (c) => {
-    // Before the call: its errors are answered with these statuses.
-    c.set('statusOverrides', statuses);
-    return answer(c, await call(service, c));
+    try {
+      return answer(c, await call(service, c));
+    } catch (error) {
+      // Set on the way out rather than before the call: a context's first variable costs it a Map.
+      c.set('statusOverrides', statuses);
+      throw error;
+    }
   };
 }

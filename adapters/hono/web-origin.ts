@@ -43,18 +43,6 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
 
   const refusal = hostAndOriginCheck(options);
 
-  // Synchronous: one frame less on every request; a refusal thrown here reaches the router's onError.
-  const guard: MiddlewareHandler<RouterEnv> = (c, next) => {
-    setPageSafetyHeaders(c);
-    const refused = refusal(
-      (name) => c.req.header(name),
-      c.req.method,
-      () => new URL(c.req.url).host,
-    );
-    if (refused) throw refused;
-    return next();
-  };
-
   const corsForAllowed = cors({
     origin: (origin) => (origin && isAllowedOrigin(origin) ? origin : null),
     allowMethods: ['GET', 'POST', 'OPTIONS'],
@@ -63,11 +51,22 @@ export function webOriginGuards(options: WebOriginOptions): MiddlewareHandler<Ro
     maxAge: 600,
   });
 
-  // Only requests from web pages carry Origin, and only those need CORS: programs (the official
-  // client, curl) skip it, and keep the fast path its after-the-answer headers would cost.
-  const corsForPages: MiddlewareHandler<RouterEnv> = (c, next) => (c.req.header('origin') === undefined ? next() : corsForAllowed(c, next));
+  // One synchronous middleware, not one per rule: each costs every request a step of Hono's
+  // chain. A refusal thrown here reaches the router's onError.
+  const guard: MiddlewareHandler<RouterEnv> = (c, next) => {
+    setPageSafetyHeaders(c);
+    const refused = refusal(
+      (name) => c.req.header(name),
+      c.req.method,
+      () => new URL(c.req.url).host,
+    );
+    if (refused) throw refused;
+    // Only requests from web pages carry Origin, and only those need CORS: programs (the official
+    // client, curl) skip it, and keep the fast path its after-the-answer headers would cost.
+    return c.req.header('origin') === undefined ? next() : corsForAllowed(c, next);
+  };
 
-  const middlewares = [guard, corsForPages];
+  const middlewares = [guard];
   if (options.token !== undefined) middlewares.push(requireToken(options.token));
   return middlewares;
 }
