@@ -57,6 +57,10 @@ export function conversationWith(service: Service, ...messages: ReturnType<typeo
 }
 
 /** A valid SeededModel; `overrides` changes fields. */
+/** The text of a serialized answer (`getConversationJsonPieces`, `JsonPage.text`): a string, its UTF-8 bytes, or pieces to join. */
+export const jsonTextOf = (answer: string | Uint8Array | Iterable<string>): string =>
+  typeof answer === 'string' ? answer : answer instanceof Uint8Array ? Buffer.from(answer).toString() : [...answer].join('');
+
 export const seededModel = (overrides: Partial<SeededModelInput> = {}): SeededModelInput => ({
   version: '1.0',
   created: { value: '2026-01-01T00:00:00.000Z' },

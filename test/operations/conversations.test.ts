@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createJsonFileRepository, createMemoryRepository, isServiceError, type Repository } from '../../src/index.js';
-import { conversationWith, said, serviceForTest } from '../helpers/service.js';
+import { conversationWith, jsonTextOf, said, serviceForTest } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** The store these tests run on (TEST_STORE), opened here so a test can write to it beside the service. */
@@ -207,17 +207,15 @@ describe('conversations', () => {
     const { id, messages } = await conversationWith(service, said('USER', 'first'), said('ASSISTANT', 'second'));
     const reply = messages.iterable[1]!.id;
     const pages = [{}, { limit: 1 }, { offset: 1, limit: 1 }];
-    const text = (answer: string | Uint8Array | Iterable<string>) =>
-      typeof answer === 'string' ? answer : answer instanceof Uint8Array ? Buffer.from(answer).toString() : [...answer].join('');
     const same = async () => {
       // Each read twice: the second from the cache.
       for (let i = 0; i < 2; i++) {
         expect(JSON.parse(await service.getConversationJson(id))).toEqual(await service.getConversation(id));
-        expect(JSON.parse(text(await service.getConversationJsonPieces(id)))).toEqual(await service.getConversation(id));
+        expect(JSON.parse(jsonTextOf(await service.getConversationJsonPieces(id)))).toEqual(await service.getConversation(id));
         for (const page of pages) {
           const { text: json, next } = await service.listConversationMessagesJsonPieces(id, page);
           const expected = await service.listConversationMessages(id, page);
-          expect(JSON.parse(text(json))).toEqual(expected);
+          expect(JSON.parse(jsonTextOf(json))).toEqual(expected);
           expect(next).toBe(expected.next);
         }
       }

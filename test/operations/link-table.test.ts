@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isServiceError } from '../../src/index.js';
-import { conversationWith, said, seeds, serviceForTest } from '../helpers/service.js';
+import { conversationWith, jsonTextOf, said, seeds, serviceForTest } from '../helpers/service.js';
 
 const listed = (answer: { iterable: { id: string }[] } | undefined) => (answer?.iterable ?? []).map((item) => item.id);
 
@@ -122,8 +122,7 @@ describe('associate', () => {
     expect(listed(object.grounding.sources)).toEqual([source.id]);
     expect(listed(object.messages.iterable[0]!.reference!.tags)).toEqual([tag.id]);
     const page = await service.listConversationMessagesJsonPieces(conversation.id);
-    const text = typeof page.text === 'string' ? page.text : [...page.text].join('');
-    expect(JSON.parse(text)).toEqual(await service.listConversationMessages(conversation.id));
+    expect(JSON.parse(jsonTextOf(page.text))).toEqual(await service.listConversationMessages(conversation.id));
   });
 
   it('a record never linked answers as before: no empty lists of the new links', async () => {
