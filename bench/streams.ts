@@ -39,7 +39,9 @@ async function child(dataDir: string): Promise<void> {
   const { createFakeSummarizer } = await import('../src/summarizers/index.js');
   const { startHttpServer } = await import('../adapters/hono/serve.js');
   const repository = await createJsonFileRepository({ file: path.join(dataDir, 'db.json') });
-  const service = await createService({ repository, summarizer: createFakeSummarizer() });
+  // Deletes are final (no trash): the conversations imported and deleted between writes must not
+  // stay in the store, which would grow by 15,000 messages each time and slow the later rounds.
+  const service = await createService({ repository, summarizer: createFakeSummarizer(), trash: { keepDays: 0 } });
   const server = await startHttpServer(service, { port: 0, maxConnections: SUBSCRIBERS + 100, shutdownGraceMs: 1_000 });
   const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
   createInterface({ input: process.stdin }).on('line', (line) => {
