@@ -83,7 +83,7 @@ const PAGE_SAFETY_HEADERS: readonly (readonly [string, string])[] = [
  * Node's response, which merges them into whatever answer is written (errors and streams too):
  * set with `c.header`, they would make Hono hold the answer's headers in a web `Headers` object,
  * which the server then copies and sorts on every request, about a tenth of a cached read's cost.
- * Elsewhere (`router.request()`, other runtimes) `c.header` it is. Not hono's `secure-headers`:
+ * Elsewhere (`router.request()`, other runtimes) they are set with `c.header`. Not hono's `secure-headers`:
  * it sets its headers after `await next()`, on the finished answer, which costs @hono/node-server
  * its fast path (the body then goes through a web stream).
  */
